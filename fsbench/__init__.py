@@ -1,0 +1,3 @@
+"""fsbench: reproducible benchmarks of kernel-based feature selection."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,115 @@
+"""Common base of every fsbench selector.
+
+A selector is a scikit-learn estimator whose ``fit(X, y)`` sets
+
+``ranking_``
+    a complete order of the D features: distinct integers 1..D, 1 = best (unlike scikit-learn's
+    ``RFE``, which gives every kept feature rank 1);
+``scores_`` (optional)
+    a per-feature score where the method has a natural one (higher = better);
+``n_iter_`` / ``converged_``
+    iterations used and whether the stopping rule (not the iteration cap) ended the fit.
+
+``get_support()`` / ``transform()`` come from :class:`sklearn.feature_selection.SelectorMixin`:
+the top ``n_features_to_select`` features by rank (``None`` keeps all of them, so the ranking is
+the product and ``transform`` is the identity).
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.feature_selection import SelectorMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+
+def ranking_from_scores(scores: np.ndarray) -> np.ndarray:
+    """Ranks 1..D from scores (higher is better); ties go to the lower feature index."""
+    scores = np.asarray(scores, dtype=float)
+    # NaN scores (undefined criterion) rank last.
+    key = np.where(np.isnan(scores), -np.inf, scores)
+    order = np.lexsort((np.arange(key.size), -key))
+    return ranking_from_order(order)
+
+
+def ranking_from_order(order: np.ndarray) -> np.ndarray:
+    """Ranks 1..D from feature indices listed best first."""
+    order = np.asarray(order, dtype=int)
+    ranking = np.empty(order.size, dtype=int)
+    ranking[order] = np.arange(1, order.size + 1)
+    if np.sort(order).tolist() != list(range(order.size)):
+        raise ValueError("order must be a permutation of the feature indices")
+    return ranking
+
+
+class BaseSelector(SelectorMixin, BaseEstimator):
+    """Validate input, encode labels, call ``_fit``, check that the ranking is complete.
+
+    Subclasses implement ``_fit(X, y)`` where ``y`` holds class indices 0..C-1 (``self.classes_``
+    keeps the original labels) and set ``ranking_`` there, usually through
+    :func:`ranking_from_scores` or :func:`ranking_from_order`.
+    """
+
+    #: One line for ``fsbench selectors list``.
+    description: str = ""
+    #: Short citation of the method.
+    citation: str = ""
+
+    def __init__(self, n_features_to_select: int | float | None = None):
+        self.n_features_to_select = n_features_to_select
+
+    def fit(self, X, y):
+        """Rank the features of ``X`` for the labels ``y``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self
+        """
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
+        check_classification_targets(y)
+        self.classes_, y_idx = np.unique(y, return_inverse=True)
+        if self.classes_.size < 2:
+            raise ValueError(f"{type(self).__name__} needs at least two classes; got only {self.classes_[0]!r}")
+        self.n_iter_ = 0
+        self.converged_ = True
+        self._fit(X, y_idx)
+        ranking = np.asarray(self.ranking_)
+        if sorted(ranking.tolist()) != list(range(1, X.shape[1] + 1)):
+            raise RuntimeError(f"{type(self).__name__} produced an incomplete ranking")
+        return self
+
+    def _fit(self, X: np.ndarray, y: np.ndarray) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _n_selected(self, n_features: int) -> int:
+        k = self.n_features_to_select
+        if k is None:
+            return n_features
+        if isinstance(k, Integral) and not isinstance(k, bool) and 1 <= k:
+            return min(int(k), n_features)
+        if isinstance(k, Real) and 0 < k < 1:
+            return max(1, int(round(k * n_features)))
+        raise ValueError(f"n_features_to_select must be None, a positive int or a fraction in (0,1); got {k!r}")
+
+    def _get_support_mask(self) -> np.ndarray:
+        check_is_fitted(self, "ranking_")
+        return self.ranking_ <= self._n_selected(self.ranking_.size)
+
+    @property
+    def order_(self) -> np.ndarray:
+        """Feature indices, best first (the inverse permutation of ``ranking_``)."""
+        check_is_fitted(self, "ranking_")
+        return np.argsort(self.ranking_, kind="stable")
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        return tags
