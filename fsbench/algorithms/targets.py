@@ -15,7 +15,7 @@ import numpy as np
 
 
 def class_target(y: np.ndarray, kind: str = "vert") -> np.ndarray:
-    """Target Gram matrix for class indices ``y`` (0..C-1).
+    r"""Target Gram matrix for class indices ``y`` (0..C-1).
 
     Parameters
     ----------

@@ -1,0 +1,49 @@
+"""scikit-learn's estimator checks for every registered selector.
+
+Selectors are built with small iteration budgets so the ~50 checks stay fast. Checks that cannot
+apply are listed in ``EXPECTED_FAILED`` with the reason (sklearn reports them as xfail).
+"""
+
+import pytest
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from fsbench.algorithms.registry import available, get_selector
+
+#: Small budgets so that the checks run quickly; keys are registry names.
+FAST_PARAMS: dict[str, dict] = {
+    "sas": {"max_iter": 5},
+}
+
+#: Checks that cannot apply, with the reason (documented, not hidden).
+EXPECTED_FAILED: dict[str, dict[str, str]] = {}
+
+
+def _instances():
+    out = []
+    for name in available():
+        est = get_selector(name, **FAST_PARAMS.get(name, {}))
+        out.append(est)
+    return out
+
+
+def _expected_failed(est):
+    for name in available():
+        from fsbench.algorithms.registry import resolve
+
+        if type(est) is resolve(name):
+            return EXPECTED_FAILED.get(name, {})
+    return {}
+
+
+@parametrize_with_checks(_instances(), expected_failed_checks=_expected_failed)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+@pytest.mark.parametrize("name", available())
+def test_registry_metadata(name):
+    from fsbench.algorithms.registry import info
+
+    meta = info(name)
+    assert meta.description and "\n" not in meta.description
+    assert meta.citation
