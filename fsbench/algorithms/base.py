@@ -57,6 +57,11 @@ class BaseSelector(SelectorMixin, BaseEstimator):
     description: str = ""
     #: Short citation of the method.
     citation: str = ""
+    #: Kernels the selector accepts; an experiment's kernel is passed on only if it is listed here
+    #: (e.g. AROM and KFDS are linear machines and keep ``kernel="linear"`` in an RBF experiment).
+    supported_kernels: tuple[str, ...] = ("linear", "rbf", "poly")
+    #: True for the no-selection baseline, which the protocol evaluates once, at S = D.
+    baseline_all: bool = False
 
     def __init__(self, n_features_to_select: int | float | None = None):
         self.n_features_to_select = n_features_to_select
@@ -77,7 +82,9 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         check_classification_targets(y)
         self.classes_, y_idx = np.unique(y, return_inverse=True)
         if self.classes_.size < 2:
-            raise ValueError(f"{type(self).__name__} needs at least two classes; got only {self.classes_[0]!r}")
+            raise ValueError(
+                f"{type(self).__name__} needs at least two classes; got only {self.classes_[0]!r}"
+            )
         self.n_iter_ = 0
         self.converged_ = True
         self._fit(X, y_idx)
@@ -97,7 +104,9 @@ class BaseSelector(SelectorMixin, BaseEstimator):
             return min(int(k), n_features)
         if isinstance(k, Real) and 0 < k < 1:
             return max(1, int(round(k * n_features)))
-        raise ValueError(f"n_features_to_select must be None, a positive int or a fraction in (0,1); got {k!r}")
+        raise ValueError(
+            f"n_features_to_select must be None, a positive int or a fraction in (0,1); got {k!r}"
+        )
 
     def _get_support_mask(self) -> np.ndarray:
         check_is_fitted(self, "ranking_")

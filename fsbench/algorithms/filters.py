@@ -12,6 +12,7 @@ class AllFeatures(BaseSelector):
 
     description = "no selection: all features (baseline SVM line of the papers' figures)"
     citation = "-"
+    baseline_all = True
 
     def _fit(self, X, y):
         self.ranking_ = ranking_from_order(np.arange(X.shape[1]))
