@@ -1,0 +1,460 @@
+"""Experiment configuration: YAML → validated, immutable :class:`Experiment`.
+
+Every problem is reported as a :class:`ConfigError` whose message is one line naming the file,
+the key path (``protocol.n_train[2]``) and what was expected, so the CLI can print it and exit 2
+before any work starts. The README documents every key with an annotated example.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from dataclasses import dataclass, field
+from numbers import Integral, Real
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from fsbench.algorithms.kernels import GAMMA_RULES, KERNELS
+
+CLASSIFIERS = ("svm", "svm_coupling")
+TEST_MODES = ("rest", "official")
+
+TOP_KEYS = {"name", "description", "paper", "notes", "seed", "dataset", "selectors", "kernel", "protocol"}
+PROTOCOL_KEYS = {
+    "n_train",
+    "n_test",
+    "test",
+    "repeats",
+    "stratify",
+    "standardize",
+    "n_features",
+    "C",
+    "n_select",
+    "classifier",
+}
+KERNEL_KEYS = {"name", "gamma", "degree", "offset", "scale"}
+SELECTOR_KEYS = {"name", "params", "label"}
+DATASET_KEYS = {"name", "generator", "params", "label", "protocol", "kernel"}
+
+DEFAULT_PROTOCOL: dict[str, Any] = {
+    "test": None,
+    "n_test": None,
+    "repeats": 30,
+    "stratify": True,
+    "standardize": True,
+    "n_features": "all",
+    "C": "joachims",
+    "n_select": None,
+    "classifier": "svm",
+}
+
+
+class ConfigError(ValueError):
+    """A config problem: ``file: key.path: what was expected``."""
+
+    def __init__(self, file: str | Path, key: str, message: str):
+        self.file, self.key, self.message = str(file), key, message
+        super().__init__(f"{file}: {key or '<top>'}: {message}")
+
+
+# --------------------------------------------------------------------------- dataclasses
+@dataclass(frozen=True)
+class KernelConfig:
+    """The final classifier's kernel, also the default kernel of kernel-based selectors."""
+
+    name: str = "linear"
+    gamma: float | str = "median"
+    degree: float = 3
+    offset: float = 1.0
+    scale: float = 1.0
+
+    @property
+    def label(self) -> str:
+        return self.name
+
+    def selector_params(self) -> dict[str, Any]:
+        """Parameters a selector inherits when the config does not set its own kernel."""
+        return {
+            "kernel": self.name,
+            "gamma": self.gamma,
+            "degree": self.degree,
+            "offset": self.offset,
+            "scale": self.scale,
+        }
+
+
+@dataclass(frozen=True)
+class ProtocolConfig:
+    n_train: tuple[int, ...]
+    n_test: int | None
+    test: str | None  # None (use n_test) | "rest" | "official"
+    repeats: int
+    stratify: bool
+    standardize: bool
+    n_features: tuple[int, ...] | str  # S values, or "all"
+    C: str | float
+    n_select: int | None
+    classifier: str
+
+
+@dataclass(frozen=True)
+class SelectorConfig:
+    label: str
+    name: str
+    params: dict[str, Any] = field(default_factory=dict, hash=False)
+
+
+@dataclass(frozen=True)
+class DatasetEntry:
+    label: str  # the dataset name used in results and seeds
+    key: str  # where it stands in the config file (for error messages)
+    spec: Any  # card name (str) or inline synthetic mapping
+    protocol: ProtocolConfig
+    kernels: tuple[KernelConfig, ...]
+
+
+@dataclass(frozen=True)
+class Experiment:
+    name: str
+    seed: int
+    datasets: tuple[DatasetEntry, ...]
+    selectors: tuple[SelectorConfig, ...]
+    source: str
+    effective: dict[str, Any] = field(hash=False, compare=False)
+
+    @property
+    def config_hash(self) -> str:
+        return config_hash(self.effective)
+
+
+def config_hash(effective: dict[str, Any]) -> str:
+    """sha256 of the canonical JSON of the effective config (after command-line overrides)."""
+    blob = json.dumps(effective, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+# --------------------------------------------------------------------------- loading
+def load_experiment(path: str | Path, overrides: dict[str, Any] | None = None) -> Experiment:
+    """Read, override and validate one YAML config.
+
+    ``overrides`` keys: ``repeats`` and ``seed`` (from the command line); they are applied to the
+    raw mapping before validation so that ``run.json`` and the config hash see the effective config.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise ConfigError(path, "", f"cannot read config file ({exc.strerror})") from None
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or "syntax error"
+        raise ConfigError(path, "", f"invalid YAML{where}: {problem}") from None
+    if not isinstance(raw, dict):
+        raise ConfigError(path, "", f"expected a mapping of config keys, got {_tname(raw)}")
+    raw = copy.deepcopy(raw)
+    for key, value in (overrides or {}).items():
+        if value is None:
+            continue
+        if key == "repeats":
+            raw.setdefault("protocol", {})
+            if not isinstance(raw["protocol"], dict):
+                raise ConfigError(path, "protocol", f"expected a mapping, got {_tname(raw['protocol'])}")
+            raw["protocol"]["repeats"] = value
+            for entry in raw.get("dataset", []) if isinstance(raw.get("dataset"), list) else []:
+                if isinstance(entry, dict) and isinstance(entry.get("protocol"), dict):
+                    entry["protocol"].pop("repeats", None)
+        elif key == "seed":
+            raw["seed"] = value
+        else:  # pragma: no cover - programming error
+            raise KeyError(key)
+    return parse_experiment(raw, path)
+
+
+def parse_experiment(raw: dict[str, Any], source: str | Path = "<config>") -> Experiment:
+    v = _Validator(source)
+    v.keys(raw, TOP_KEYS, "")
+    name = v.req(raw, "name", "", str)
+    if not name or any(c in name for c in "/\\") or name.startswith("."):
+        raise ConfigError(source, "name", f"expected a non-empty name without '/', got {name!r}")
+    for k in ("description", "paper", "notes"):
+        if k in raw:
+            v.typ(raw[k], k, str)
+    seed = raw.get("seed", 0)
+    v.integer(seed, "seed", minimum=0)
+
+    base_kernels = v.kernels(raw.get("kernel", "linear"), "kernel")
+    base_protocol = raw.get("protocol")
+    if base_protocol is None:
+        raise ConfigError(source, "protocol", "missing key; expected a mapping with at least n_train")
+    v.typ(base_protocol, "protocol", dict)
+
+    ds_raw = v.req(raw, "dataset", "", (str, dict, list))
+    entries_raw = ds_raw if isinstance(ds_raw, list) else [ds_raw]
+    if not entries_raw:
+        raise ConfigError(source, "dataset", "expected at least one dataset")
+    datasets = []
+    seen = set()
+    for i, e in enumerate(entries_raw):
+        kp = f"dataset[{i}]" if isinstance(ds_raw, list) else "dataset"
+        datasets.append(v.dataset(e, kp, base_protocol, base_kernels))
+        key = (datasets[-1].label, tuple(k for k in datasets[-1].kernels))
+        if key in seen:
+            raise ConfigError(
+                source, kp, f"duplicate dataset entry {datasets[-1].label!r} with the same kernels"
+            )
+        seen.add(key)
+
+    sel_raw = v.req(raw, "selectors", "", list)
+    if not sel_raw:
+        raise ConfigError(source, "selectors", "expected a non-empty list of selectors")
+    selectors = []
+    labels = set()
+    for i, s in enumerate(sel_raw):
+        sc = v.selector(s, f"selectors[{i}]")
+        if sc.label in labels:
+            raise ConfigError(
+                source,
+                f"selectors[{i}]",
+                f"duplicate selector label {sc.label!r}; give each entry a distinct 'label'",
+            )
+        labels.add(sc.label)
+        selectors.append(sc)
+
+    effective = copy.deepcopy(raw)
+    effective["seed"] = seed
+    return Experiment(
+        name=name,
+        seed=int(seed),
+        datasets=tuple(datasets),
+        selectors=tuple(selectors),
+        source=str(source),
+        effective=effective,
+    )
+
+
+def _tname(x: Any) -> str:
+    if x is None:
+        return "nothing (null)"
+    return {
+        dict: "a mapping",
+        list: "a list",
+        str: "a string",
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+    }.get(type(x), type(x).__name__)
+
+
+class _Validator:
+    def __init__(self, source):
+        self.source = source
+
+    def err(self, key: str, msg: str) -> ConfigError:
+        return ConfigError(self.source, key, msg)
+
+    def keys(self, m: dict, allowed: set[str], kp: str) -> None:
+        for k in m:
+            if k not in allowed:
+                where = f"{kp}.{k}" if kp else str(k)
+                raise self.err(where, f"unknown key; expected one of {', '.join(sorted(allowed))}")
+
+    def req(self, m: dict, key: str, kp: str, types):
+        where = f"{kp}.{key}" if kp else key
+        if key not in m:
+            raise self.err(where, "missing key")
+        return self.typ(m[key], where, types)
+
+    def typ(self, x, kp: str, types):
+        types_t = types if isinstance(types, tuple) else (types,)
+        ok = isinstance(x, types_t) and not (isinstance(x, bool) and bool not in types_t)
+        if not ok:
+            names = " or ".join(
+                _tname(t()) if t in (dict, list, str, bool, int, float) else t.__name__ for t in types_t
+            )
+            raise self.err(kp, f"expected {names}, got {_tname(x)} ({x!r})")
+        return x
+
+    def integer(self, x, kp: str, minimum: int = 1) -> int:
+        if isinstance(x, bool) or not isinstance(x, Integral):
+            raise self.err(kp, f"expected an integer >= {minimum}, got {_tname(x)} ({x!r})")
+        if x < minimum:
+            raise self.err(kp, f"expected an integer >= {minimum}, got {x}")
+        return int(x)
+
+    def int_list(self, x, kp: str, minimum: int = 1) -> tuple[int, ...]:
+        items = x if isinstance(x, list) else [x]
+        if not items:
+            raise self.err(kp, "expected a non-empty list of integers")
+        out = tuple(
+            self.integer(it, f"{kp}[{i}]" if isinstance(x, list) else kp, minimum)
+            for i, it in enumerate(items)
+        )
+        if len(set(out)) != len(out):
+            raise self.err(kp, f"duplicate values in {list(out)}")
+        return out
+
+    def kernels(self, x, kp: str) -> tuple[KernelConfig, ...]:
+        items = x if isinstance(x, list) else [x]
+        if not items:
+            raise self.err(kp, "expected a kernel or a non-empty list of kernels")
+        out = tuple(
+            self.kernel(it, f"{kp}[{i}]" if isinstance(x, list) else kp) for i, it in enumerate(items)
+        )
+        if len({k.name for k in out}) != len(out):
+            raise self.err(kp, "each kernel type may appear once per dataset")
+        return out
+
+    def kernel(self, x, kp: str) -> KernelConfig:
+        if isinstance(x, str):
+            x = {"name": x}
+        self.typ(x, kp, dict)
+        self.keys(x, KERNEL_KEYS, kp)
+        name = self.req(x, "name", kp, str)
+        if name not in KERNELS:
+            raise self.err(f"{kp}.name", f"unknown kernel {name!r}; expected one of {', '.join(KERNELS)}")
+        gamma = x.get("gamma", "median")
+        if isinstance(gamma, str):
+            if gamma not in GAMMA_RULES:
+                raise self.err(
+                    f"{kp}.gamma",
+                    f"expected a positive number or one of {', '.join(GAMMA_RULES)}, got {gamma!r}",
+                )
+        elif isinstance(gamma, bool) or not isinstance(gamma, Real) or not gamma > 0:
+            raise self.err(
+                f"{kp}.gamma", f"expected a positive number or one of {', '.join(GAMMA_RULES)}, got {gamma!r}"
+            )
+        degree = x.get("degree", 3)
+        if isinstance(degree, bool) or not isinstance(degree, Real) or not degree > 0:
+            raise self.err(f"{kp}.degree", f"expected a positive number, got {degree!r}")
+        for k in ("offset", "scale"):
+            if k in x and (isinstance(x[k], bool) or not isinstance(x[k], Real)):
+                raise self.err(f"{kp}.{k}", f"expected a number, got {_tname(x[k])} ({x[k]!r})")
+        if name != "rbf" and "gamma" in x:
+            raise self.err(f"{kp}.gamma", f"gamma applies to the rbf kernel only, not {name!r}")
+        if name != "poly" and any(k in x for k in ("degree", "offset", "scale")):
+            raise self.err(kp, f"degree/offset/scale apply to the poly kernel only, not {name!r}")
+        return KernelConfig(
+            name=name,
+            gamma=gamma,
+            degree=degree,
+            offset=float(x.get("offset", 1.0)),
+            scale=float(x.get("scale", 1.0)),
+        )
+
+    def protocol(self, base: dict, override: dict | None, kp_base: str, kp_over: str) -> ProtocolConfig:
+        self.keys(base, PROTOCOL_KEYS, kp_base)
+        merged = dict(DEFAULT_PROTOCOL)
+        merged.update(base)
+        origin = {k: kp_base for k in base}
+        if override is not None:
+            self.typ(override, kp_over, dict)
+            self.keys(override, PROTOCOL_KEYS, kp_over)
+            merged.update(override)
+            origin.update({k: kp_over for k in override})
+        where = lambda k: f"{origin.get(k, kp_base)}.{k}"  # noqa: E731
+        if "n_train" not in merged:
+            raise self.err(f"{kp_base}.n_train", "missing key; expected an integer or a list of integers")
+        n_train = self.int_list(merged["n_train"], where("n_train"), minimum=2)
+        test = merged["test"]
+        n_test = merged["n_test"]
+        if test is not None:
+            if not isinstance(test, str) or test not in TEST_MODES:
+                raise self.err(where("test"), f"expected one of {', '.join(TEST_MODES)}, got {test!r}")
+            if n_test is not None:
+                raise self.err(where("n_test"), f"give either n_test or test: {test}, not both")
+        else:
+            if n_test is None:
+                raise self.err(
+                    f"{kp_base}.n_test", "missing key; expected n_test (an integer) or test: rest|official"
+                )
+            n_test = self.integer(n_test, where("n_test"), minimum=1)
+        repeats = self.integer(merged["repeats"], where("repeats"), minimum=1)
+        for k in ("stratify", "standardize"):
+            if not isinstance(merged[k], bool):
+                raise self.err(where(k), f"expected true or false, got {merged[k]!r}")
+        nf = merged["n_features"]
+        n_features = "all" if nf == "all" else self.int_list(nf, where("n_features"), minimum=1)
+        C = merged["C"]
+        if isinstance(C, str):
+            if C != "joachims":
+                raise self.err(where("C"), f"expected 'joachims' or a positive number, got {C!r}")
+        elif isinstance(C, bool) or not isinstance(C, Real) or not C > 0:
+            raise self.err(where("C"), f"expected 'joachims' or a positive number, got {C!r}")
+        n_select = merged["n_select"]
+        if n_select is not None:
+            n_select = self.integer(n_select, where("n_select"), minimum=2)
+            if any(n_select > n for n in n_train):
+                raise self.err(
+                    where("n_select"), f"n_select ({n_select}) must not exceed n_train {list(n_train)}"
+                )
+        clf = merged["classifier"]
+        if clf not in CLASSIFIERS:
+            raise self.err(where("classifier"), f"expected one of {', '.join(CLASSIFIERS)}, got {clf!r}")
+        return ProtocolConfig(
+            n_train=n_train,
+            n_test=n_test,
+            test=test,
+            repeats=repeats,
+            stratify=merged["stratify"],
+            standardize=merged["standardize"],
+            n_features=n_features,
+            C=C if isinstance(C, str) else float(C),
+            n_select=n_select,
+            classifier=clf,
+        )
+
+    def dataset(self, e, kp: str, base_protocol: dict, base_kernels) -> DatasetEntry:
+        if isinstance(e, str):
+            if not e:
+                raise self.err(kp, "expected a dataset name")
+            return DatasetEntry(
+                label=e,
+                key=kp,
+                spec=e,
+                protocol=self.protocol(base_protocol, None, "protocol", ""),
+                kernels=base_kernels,
+            )
+        self.typ(e, kp, dict)
+        self.keys(e, DATASET_KEYS, kp)
+        if ("name" in e) == ("generator" in e):
+            raise self.err(
+                kp, "expected exactly one of 'name' (a dataset card) or 'generator' (inline synthetic)"
+            )
+        if "name" in e:
+            name = self.typ(e["name"], f"{kp}.name", str)
+            if "params" in e:
+                raise self.err(f"{kp}.params", "params belong to an inline 'generator' dataset")
+            spec: Any = name
+            label = e.get("label", name)
+        else:
+            gen = self.typ(e["generator"], f"{kp}.generator", str)
+            params = e.get("params", {})
+            self.typ(params, f"{kp}.params", dict)
+            spec = {"generator": gen, "params": params}
+            label = e.get("label", gen)
+        self.typ(label, f"{kp}.label", str)
+        kernels = self.kernels(e["kernel"], f"{kp}.kernel") if "kernel" in e else base_kernels
+        proto = self.protocol(base_protocol, e.get("protocol"), "protocol", f"{kp}.protocol")
+        return DatasetEntry(label=label, key=kp, spec=spec, protocol=proto, kernels=kernels)
+
+    def selector(self, s, kp: str) -> SelectorConfig:
+        if isinstance(s, str):
+            s = {"name": s}
+        self.typ(s, kp, dict)
+        self.keys(s, SELECTOR_KEYS, kp)
+        name = self.req(s, "name", kp, str)
+        params = s.get("params", {}) or {}
+        self.typ(params, f"{kp}.params", dict)
+        label = s.get("label", name)
+        self.typ(label, f"{kp}.label", str)
+        if not label or any(c in label for c in "/\\,\n"):
+            raise self.err(
+                f"{kp}.label", f"expected a short label without '/', ',' or newlines, got {label!r}"
+            )
+        return SelectorConfig(label=label, name=name, params=dict(params))

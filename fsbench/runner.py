@@ -1,0 +1,590 @@
+"""Config → tasks → parallel execution → durable, resumable result store. Knows no algorithm.
+
+Output directory layout (schema version :data:`fsbench.protocol.SCHEMA_VERSION`, see README):
+
+``run.json``
+    effective config (after command-line overrides), its sha256, fsbench git commit, package
+    versions, host, start/end time, task counts.
+``tasks/<task_id>.json``
+    one file per finished task, written atomically (temp file + fsync + rename) the moment the
+    task's result reaches the parent process. It carries a sha256 of its own payload: a file that
+    does not parse or does not match is discarded and the task is run again.
+``results.csv`` / ``rankings.csv``
+    derived from the task files, in canonical order (config order of datasets, kernels, n_train,
+    repeats, selectors; then S), rewritten atomically at the end of every run and periodically.
+``run.lock``
+    owner host and pid while a run is active.
+
+Resuming (the default) skips every task whose file is valid, so a run killed at any point and
+started again with the same command ends with the same ``results.csv`` as an uninterrupted run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import hashlib
+import io
+import json
+import os
+import platform
+import socket
+import subprocess
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from fsbench.algorithms.registry import UnknownSelectorError, get_selector, resolve
+from fsbench.config import ConfigError, Experiment
+from fsbench.data import DatasetError, SyntheticDataset, get_card, open_dataset
+from fsbench.protocol import RANKING_COLUMNS, RESULT_COLUMNS, SCHEMA_VERSION, Task, run_task
+
+BACKENDS = ("loky", "threading", "dask", "dask-local")
+
+
+class RunError(RuntimeError):
+    """A refusal to run (lock held, config changed, mixed code): one line, exit code 2."""
+
+
+# --------------------------------------------------------------------------- provenance
+def git_commit() -> tuple[str, bool]:
+    """(commit, dirty) of the fsbench source tree, or ("unknown", False) outside git."""
+    root = Path(__file__).resolve().parents[1]
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=10, check=True
+        ).stdout.strip()
+        status = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no", "--", "fsbench"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=10,
+        ).stdout.strip()
+        return commit or "unknown", bool(status)
+    except (OSError, subprocess.SubprocessError):
+        return "unknown", False
+
+
+def package_versions() -> dict[str, str]:
+    import importlib.metadata as md
+
+    out = {"python": platform.python_version()}
+    for name in ("fsbench", "numpy", "scipy", "scikit-learn", "pandas", "joblib", "threadpoolctl"):
+        try:
+            out[name] = md.version(name)
+        except md.PackageNotFoundError:
+            out[name] = "not installed"
+    return out
+
+
+# --------------------------------------------------------------------------- planning
+def expand(exp: Experiment, commit: str = "unknown") -> list[Task]:
+    """All tasks of an experiment, in canonical order."""
+    tasks = []
+    for entry in exp.datasets:
+        for kernel in entry.kernels:
+            for n_train in entry.protocol.n_train:
+                for repeat in range(entry.protocol.repeats):
+                    for sel in exp.selectors:
+                        tasks.append(
+                            Task(
+                                experiment=exp.name,
+                                dataset=entry.label,
+                                spec=entry.spec,
+                                kernel=kernel,
+                                selector=sel,
+                                n_train=n_train,
+                                repeat=repeat,
+                                protocol=entry.protocol,
+                                seed=exp.seed,
+                                git_commit=commit,
+                            )
+                        )
+    return tasks
+
+
+def validate(exp: Experiment) -> None:
+    """Everything that can be checked before any work starts; raises ConfigError / DatasetError."""
+    src = exp.source
+    for i, sel in enumerate(exp.selectors):
+        kp = f"selectors[{i}]"
+        try:
+            resolve(sel.name)
+        except UnknownSelectorError as exc:
+            raise ConfigError(src, f"{kp}.name", str(exc)) from None
+        try:
+            est = get_selector(sel.name, **sel.params)
+            if hasattr(est, "_parameter_constraints"):
+                est._validate_params()
+            if hasattr(est, "_check_params"):
+                est._check_params()
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(src, f"{kp}.params", str(exc).replace("\n", " ")) from None
+        supported = getattr(type(est), "supported_kernels", None)
+        if "kernel" in sel.params and supported and sel.params["kernel"] not in supported:
+            raise ConfigError(
+                src,
+                f"{kp}.params.kernel",
+                f"{sel.name} supports kernels {', '.join(supported)}, not {sel.params['kernel']!r}",
+            )
+    for entry in exp.datasets:
+        kp = entry.key
+        p = entry.protocol
+        try:
+            if isinstance(entry.spec, str):
+                card = get_card(entry.spec)
+                if not card.available():
+                    open_dataset(entry.spec)  # raises the detailed "missing file" DatasetError
+                n_samples, D = card.n_samples, card.n_features
+                synthetic = card.kind == "synthetic"
+                if synthetic:
+                    D = open_dataset(entry.spec).n_features
+            else:
+                ds = open_dataset(entry.spec)
+                synthetic, n_samples, D = (
+                    isinstance(ds, SyntheticDataset),
+                    getattr(ds, "n_samples", None),
+                    ds.n_features,
+                )
+        except DatasetError as exc:
+            raise ConfigError(src, kp, str(exc)) from None
+        if synthetic:
+            if p.test is not None:
+                raise ConfigError(
+                    src,
+                    f"{kp}.protocol.test",
+                    f"synthetic dataset {entry.label!r} draws a fresh test set: give n_test, "
+                    f"not test: {p.test}",
+                )
+        else:
+            if p.test == "official":
+                if not card.has_official_test:
+                    raise ConfigError(
+                        src,
+                        f"{kp}.protocol.test",
+                        f"dataset {entry.label!r} has no official test split; use n_test or test: rest",
+                    )
+                need = max(p.n_train)
+            elif p.test == "rest":
+                need = max(p.n_train) + 1
+            else:
+                need = max(p.n_train) + p.n_test
+            if n_samples is not None and need > n_samples:
+                raise ConfigError(
+                    src,
+                    f"{kp}.protocol.n_train",
+                    f"n_train ({max(p.n_train)}) + test ({'1+' if p.test == 'rest' else p.n_test}) "
+                    f"exceeds the {n_samples} samples of {entry.label!r}",
+                )
+        if p.n_features != "all" and max(p.n_features) > D:
+            raise ConfigError(
+                src,
+                f"{kp}.protocol.n_features",
+                f"S = {max(p.n_features)} exceeds the {D} features of {entry.label!r}",
+            )
+
+
+# --------------------------------------------------------------------------- storage
+def _canonical(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def atomic_write(path: Path, data: str | bytes) -> None:
+    """Write ``data`` to ``path`` via a temp file, fsync and rename (readers never see a partial file)."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    mode = "wb" if isinstance(data, bytes) else "w"
+    with open(tmp, mode) as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+    with contextlib.suppress(OSError):  # directory fsync makes the rename durable (not on every OS)
+        fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+class TaskStore:
+    """One JSON file per finished task, each self-checksummed."""
+
+    def __init__(self, root: Path):
+        self.dir = Path(root) / "tasks"
+        self.dir.mkdir(parents=True, exist_ok=True)
+
+    def clean_partials(self) -> int:
+        """Remove temp files left by a killed run; they are never read as results."""
+        n = 0
+        for tmp in self.dir.glob(".*.tmp"):
+            tmp.unlink(missing_ok=True)
+            n += 1
+        return n
+
+    def put(self, result) -> None:
+        payload = {
+            "task_id": result.task_id,
+            "status": result.status,
+            "rows": result.rows,
+            "ranking": result.ranking,
+        }
+        body = _canonical(payload)
+        doc = {"sha256": hashlib.sha256(body.encode()).hexdigest(), "payload": payload}
+        atomic_write(self.dir / f"{result.task_id}.json", _canonical(doc))
+
+    def get(self, task_id: str) -> dict | None:
+        path = self.dir / f"{task_id}.json"
+        try:
+            doc = json.loads(path.read_text())
+            payload = doc["payload"]
+            if hashlib.sha256(_canonical(payload).encode()).hexdigest() != doc["sha256"]:
+                raise ValueError("checksum mismatch")
+            if payload["task_id"] != task_id:
+                raise ValueError("task id mismatch")
+            return payload
+        except FileNotFoundError:
+            return None
+        except (ValueError, KeyError, TypeError, OSError):
+            # Corrupt or truncated: discard; the task will run again.
+            path.unlink(missing_ok=True)
+            return None
+
+
+def _csv_text(rows: Iterable[dict], columns: list[str]) -> str:
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
+    w.writeheader()
+    for r in rows:
+        w.writerow({k: _fmt(r.get(k, "")) for k in columns})
+    return buf.getvalue()
+
+
+def _fmt(v: Any) -> Any:
+    if isinstance(v, float):
+        return repr(v)  # shortest round-trip form: byte-identical across runs for identical values
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return v
+
+
+def write_tables(out: Path, tasks: list[Task], store: TaskStore) -> tuple[int, int]:
+    """Rewrite results.csv and rankings.csv from the task files; return (done, failed)."""
+    rows, ranks = [], []
+    done = failed = 0
+    for t in tasks:
+        payload = store.get(t.task_id)
+        if payload is None:
+            continue
+        done += 1
+        failed += payload["status"] != "ok"
+        rows.extend(sorted(payload["rows"], key=lambda r: r.get("n_features", 0)))
+        ranks.append(payload["ranking"])
+    atomic_write(out / "results.csv", _csv_text(rows, RESULT_COLUMNS))
+    atomic_write(out / "rankings.csv", _csv_text(ranks, RANKING_COLUMNS))
+    return done, failed
+
+
+# --------------------------------------------------------------------------- lock
+class RunLock:
+    """``run.lock`` holding owner host and pid; a stale lock of a dead local process is taken over."""
+
+    def __init__(self, out: Path):
+        self.path = Path(out) / "run.lock"
+        self.held = False
+
+    def acquire(self) -> None:
+        me = {"host": socket.gethostname(), "pid": os.getpid(), "since": _now()}
+        for _ in range(3):
+            try:
+                fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            except FileExistsError:
+                owner = self._read()
+                if owner is None:
+                    self.path.unlink(missing_ok=True)  # empty/corrupt lock from a crash while writing it
+                    continue
+                if owner.get("host") != me["host"]:
+                    raise RunError(
+                        f"{self.path}: locked by pid {owner.get('pid')} on host {owner.get('host')} "
+                        f"since {owner.get('since')}; if that run is dead, delete the lock file"
+                    ) from None
+                if _pid_alive(int(owner.get("pid", -1))):
+                    raise RunError(
+                        f"{self.path}: another fsbench run (pid {owner.get('pid')}, since "
+                        f"{owner.get('since')}) is writing to this output directory"
+                    ) from None
+                self.path.unlink(missing_ok=True)  # stale: its owner is dead
+                continue
+            with os.fdopen(fd, "w") as fh:
+                fh.write(json.dumps(me))
+                fh.flush()
+                os.fsync(fh.fileno())
+            self.held = True
+            return
+        raise RunError(f"{self.path}: could not take the lock")
+
+    def _read(self) -> dict | None:
+        try:
+            return json.loads(self.path.read_text())
+        except (OSError, ValueError):
+            return None
+
+    def release(self) -> None:
+        if self.held:
+            self.path.unlink(missing_ok=True)
+            self.held = False
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # A zombie (killed, not yet reaped) is dead for our purposes.
+    with contextlib.suppress(OSError):
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        if stat.rsplit(")", 1)[1].split()[0] == "Z":
+            return False
+    return True
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+# --------------------------------------------------------------------------- execution
+def _run_one(task: Task):
+    """Worker entry point: one BLAS thread per task, on every backend."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1):
+        return run_task(task)
+
+
+@dataclass
+class RunSummary:
+    out: Path
+    n_tasks: int
+    n_skipped: int
+    n_run: int
+    n_failed: int
+    seconds: float
+
+
+@contextlib.contextmanager
+def _backend(backend: str, scheduler: str | None, workers: int | None) -> Iterator[int | None]:
+    """Yield the n_jobs override for the chosen joblib backend (None = keep --jobs)."""
+    if backend in ("loky", "threading"):
+        import joblib
+
+        with joblib.parallel_config(backend=backend):
+            yield None
+        return
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError:
+        raise RunError(f"--backend {backend} needs dask.distributed: pip install fsbench[dask]") from None
+    import joblib
+
+    if backend == "dask":
+        if not scheduler:
+            raise RunError("--backend dask needs --scheduler tcp://HOST:PORT (or use --backend dask-local)")
+        client = Client(scheduler)
+        cluster = None
+    else:
+        cluster = LocalCluster(
+            n_workers=workers or 2,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+        )
+        client = Client(cluster)
+    try:
+        with joblib.parallel_config(backend="dask"):
+            yield -1
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def prepare_output(exp: Experiment, out: Path, *, fresh: bool, allow_mixed_code: bool, commit: str) -> dict:
+    """Check ``run.json`` of an existing output directory; return the run.json to write."""
+    out.mkdir(parents=True, exist_ok=True)
+    run_json = out / "run.json"
+    previous = None
+    if run_json.exists():
+        try:
+            previous = json.loads(run_json.read_text())
+        except ValueError:
+            previous = None
+    if fresh:
+        for f in (out / "tasks").glob("*.json") if (out / "tasks").exists() else []:
+            f.unlink()
+        for name in ("results.csv", "rankings.csv"):
+            (out / name).unlink(missing_ok=True)
+        previous = None
+    elif previous is not None:
+        if previous.get("config_hash") != exp.config_hash:
+            raise RunError(
+                f"{out}: holds results of a different effective config (hash "
+                f"{str(previous.get('config_hash'))[:12]} vs {exp.config_hash[:12]}); rerun with the same "
+                "config and overrides, use --out NEWDIR, or --fresh to discard them"
+            )
+        prev_commit = previous.get("git_commit", "unknown")
+        if prev_commit != commit and not allow_mixed_code:
+            raise RunError(
+                f"{out}: was started by fsbench commit {prev_commit[:12]}, this is {commit[:12]}; "
+                "finish it with that commit, pass --allow-mixed-code (each row records its commit), "
+                "or --fresh"
+            )
+    info = {
+        "schema_version": SCHEMA_VERSION,
+        "experiment": exp.name,
+        "config_file": exp.source,
+        "config_hash": exp.config_hash,
+        "effective_config": exp.effective,
+        "git_commit": commit,
+        "versions": package_versions(),
+        "host": socket.gethostname(),
+        "started": _now(),
+        "finished": None,
+    }
+    if previous is not None:
+        info["first_started"] = previous.get("first_started", previous.get("started"))
+        info["commits"] = sorted(
+            set(previous.get("commits", [previous.get("git_commit", commit)])) | {commit}
+        )
+    else:
+        info["first_started"] = info["started"]
+        info["commits"] = [commit]
+    return info
+
+
+def run_experiment(
+    exp: Experiment,
+    out: Path,
+    *,
+    jobs: int = 1,
+    backend: str = "loky",
+    scheduler: str | None = None,
+    workers: int | None = None,
+    fresh: bool = False,
+    allow_mixed_code: bool = False,
+    retry_failed: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+    flush_seconds: float = 30.0,
+) -> RunSummary:
+    """Run (or resume) every task of ``exp`` into ``out``."""
+    if backend not in BACKENDS:
+        raise RunError(f"unknown backend {backend!r}; expected one of {', '.join(BACKENDS)}")
+    validate(exp)
+    commit, dirty = git_commit()
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    lock = RunLock(out)
+    lock.acquire()
+    t0 = time.perf_counter()
+    try:
+        info = prepare_output(exp, out, fresh=fresh, allow_mixed_code=allow_mixed_code, commit=commit)
+        info["git_dirty"] = dirty
+        info.update(backend=backend, jobs=jobs)
+        atomic_write(out / "run.json", json.dumps(info, indent=2, default=str))
+        store = TaskStore(out)
+        store.clean_partials()
+        tasks = expand(exp, commit)
+        todo = []
+        for t in tasks:
+            payload = store.get(t.task_id)
+            if payload is None or (retry_failed and payload["status"] != "ok"):
+                todo.append(t)
+        skipped = len(tasks) - len(todo)
+        if progress:
+            progress(skipped, len(tasks))
+        n_failed_now = 0
+        if todo:
+            import joblib
+
+            with _backend(backend, scheduler, workers) as n_jobs_override:
+                n_jobs = n_jobs_override if n_jobs_override is not None else jobs
+                par = joblib.Parallel(n_jobs=n_jobs, return_as="generator_unordered", batch_size=1)
+                last_flush = time.monotonic()
+                done = skipped
+                for result in par(joblib.delayed(_run_one)(t) for t in todo):
+                    store.put(result)
+                    n_failed_now += result.status != "ok"
+                    done += 1
+                    if progress:
+                        progress(done, len(tasks))
+                    if time.monotonic() - last_flush > flush_seconds:
+                        write_tables(out, tasks, store)
+                        last_flush = time.monotonic()
+        n_done, n_failed = write_tables(out, tasks, store)
+        info["finished"] = _now()
+        info.update(n_tasks=len(tasks), n_done=n_done, n_failed=n_failed)
+        atomic_write(out / "run.json", json.dumps(info, indent=2, default=str))
+        return RunSummary(
+            out=out,
+            n_tasks=len(tasks),
+            n_skipped=skipped,
+            n_run=len(todo),
+            n_failed=n_failed,
+            seconds=time.perf_counter() - t0,
+        )
+    finally:
+        lock.release()
+
+
+def dry_run(exp: Experiment, out: Path | None, *, jobs: int = 1, sample: int = 1) -> dict[str, Any]:
+    """Validate, count tasks (and those already done in ``out``), time a few tasks, estimate the cost.
+
+    For each (dataset, kernel, selector) the task with the largest n_train is timed ``sample`` time(s)
+    serially (one BLAS thread); the estimate scales each timing linearly to that group's task count
+    (an over-estimate for sweeps over n_train, since smaller training sets are cheaper).
+    """
+    validate(exp)
+    tasks = expand(exp)
+    done = 0
+    if out is not None and (Path(out) / "tasks").exists():
+        store = TaskStore(Path(out))
+        done = sum(store.get(t.task_id) is not None for t in tasks)
+    groups: dict[tuple, list[Task]] = {}
+    for t in tasks:
+        groups.setdefault((t.dataset, t.kernel.name, t.selector.label), []).append(t)
+    est_total = 0.0
+    per_group = []
+    for key, ts in groups.items():
+        big = max(ts, key=lambda t: (t.n_train, -t.repeat))
+        secs = []
+        for _ in range(sample):
+            t0 = time.perf_counter()
+            res = _run_one(big)
+            secs.append(time.perf_counter() - t0)
+        sec = sorted(secs)[len(secs) // 2]
+        est_total += sec * len(ts)
+        per_group.append(
+            {
+                "dataset": key[0],
+                "kernel": key[1],
+                "selector": key[2],
+                "tasks": len(ts),
+                "seconds_per_task": sec,
+                "status": res.status,
+            }
+        )
+    return {
+        "n_tasks": len(tasks),
+        "n_done": done,
+        "groups": per_group,
+        "estimated_cpu_seconds": est_total,
+        "estimated_wall_seconds": est_total * (len(tasks) - done) / max(len(tasks), 1) / max(jobs, 1),
+    }
