@@ -1,0 +1,84 @@
+"""Every card parses from the dataset mirror to the shape and class counts of the papers / PROVENANCE.md.
+
+The numbers below are written independently of the cards (from the mirror's PROVENANCE.md and the papers),
+so a wrong card fails here even though the loader also checks the card's own expectations.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fsbench.data import TableDataset, get_card, open_dataset, verify
+
+
+def _mirror() -> Path | None:
+    env = os.environ.get("FSBENCH_DATA_DIR", "").strip()
+    if env:
+        return Path(env.split(os.pathsep)[0])
+    fallback = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+    return fallback if fallback.is_dir() else None
+
+
+MIRROR = _mirror()
+pytestmark = [
+    pytest.mark.mirror,
+    pytest.mark.skipif(MIRROR is None, reason="dataset mirror not found: set FSBENCH_DATA_DIR"),
+]
+
+# card: (n, D, class counts, (n_test, test class counts) or None, number of categorical columns)
+EXPECTED: dict[str, tuple] = {
+    "sonar": (208, 60, {"M": 111, "R": 97}, None, 0),
+    "ionosphere": (351, 34, {"g": 225, "b": 126}, None, 0),
+    "breast_cancer_wisconsin": (683, 9, {"benign": 444, "malignant": 239}, None, 0),
+}
+
+
+@pytest.fixture(autouse=True)
+def _use_mirror(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("FSBENCH_DATA_DIR", str(MIRROR))
+    monkeypatch.setenv("FSBENCH_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("FSBENCH_CARDS_DIR", raising=False)
+
+
+def _counts(y: np.ndarray) -> dict:
+    labels, counts = np.unique(y, return_counts=True)
+    return {
+        (lbl.item() if hasattr(lbl, "item") else lbl): int(c) for lbl, c in zip(labels, counts, strict=True)
+    }
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_card_parses_to_expected(name: str) -> None:
+    n, d, counts, test, n_cat = EXPECTED[name]
+    ds = open_dataset(name)
+    assert isinstance(ds, TableDataset)
+    assert ds.source.startswith("mirror")
+    assert ds.X.shape == (n, d) and ds.X.dtype == np.float64
+    assert len(ds.feature_names) == d and ds.categorical.shape == (d,)
+    assert int(ds.categorical.sum()) == n_cat
+    assert _counts(ds.y) == counts
+    assert list(ds.classes) == sorted(counts)
+    assert not np.isinf(ds.X).any()
+    card = get_card(name)
+    assert (card.n_samples, card.n_features) == (n, d)
+    if test is None:
+        assert ds.X_test is None and not card.has_official_test
+    else:
+        assert ds.X_test.shape == (test[0], d) and _counts(ds.y_test) == test[1]
+        assert card.n_test_official == test[0]
+
+
+def test_all_mirror_files_verify() -> None:
+    rows = [r for r in verify() if r[2] not in ("n/a",)]
+    mirror_rows = [r for r in rows if r[1].startswith(str(MIRROR))]
+    assert mirror_rows, "no card points into the mirror"
+    bad = [r for r in mirror_rows if r[2] != "ok"]
+    assert not bad, bad
+    # every table card has at least one file source found in the mirror
+    found = {r[0] for r in mirror_rows}
+    for name in EXPECTED:
+        assert name in found, name
