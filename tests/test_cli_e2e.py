@@ -57,8 +57,13 @@ def test_run_then_plot(tiny, tmp_path):
     res = _run(["plot", str(out)])
     assert res.exit_code == 0, res.output
     plots = out / "plots"
-    for name in ("error_vs_n_weston_nonlinear_rbf_S2.png", "error_vs_n_weston_nonlinear_rbf_S2.pdf",
-                 "error_vs_S_weston_nonlinear_rbf_n20.png", "cpu_time.md", "cpu_time.csv"):
+    for name in (
+        "error_vs_n_weston_nonlinear_rbf_S2.png",
+        "error_vs_n_weston_nonlinear_rbf_S2.pdf",
+        "error_vs_S_weston_nonlinear_rbf_n20.png",
+        "cpu_time.md",
+        "cpu_time.csv",
+    ):
         assert (plots / name).stat().st_size > 0, name
     cpu = pd.read_csv(plots / "cpu_time.csv")
     assert set(cpu["selector"]) == {"fisher", "sas"} and (cpu["normalised"] >= 1).all()
@@ -100,8 +105,12 @@ def test_selectors_and_datasets_commands():
     ],
 )
 def test_config_errors_are_one_line_exit_2(tmp_path, patch, key):
-    base = {"name": "x", "dataset": "weston_linear", "selectors": "[fisher]",
-            "protocol": "{n_train: 10, n_test: 5}"}
+    base = {
+        "name": "x",
+        "dataset": "weston_linear",
+        "selectors": "[fisher]",
+        "protocol": "{n_train: 10, n_test: 5}",
+    }
     text = "\n".join(f"{k}: {v}" for k, v in base.items() if not patch.startswith(k)) + "\n" + patch
     cfg = tmp_path / "bad.yaml"
     cfg.write_text(text)

@@ -1,0 +1,127 @@
+"""Statistics over result tables: summaries, paired t-tests between selectors, rank shares.
+
+Ramona et al. 2012 compare methods with Student t-tests at the 5 % level (§V). Every selector of
+an experiment sees the same splits (seeds depend on dataset, n_train and repeat only), so the tests
+here are *paired* over repeats (``scipy.stats.ttest_rel``).
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+#: Columns that identify one comparison cell (a point of a figure or a table cell).
+CELL = ["experiment", "dataset", "kernel", "n_train", "n_features"]
+BASELINE = "all"
+
+
+def ok_rows(df: pd.DataFrame) -> pd.DataFrame:
+    return df[df["status"] == "ok"]
+
+
+def summary(df: pd.DataFrame, value: str = "error") -> pd.DataFrame:
+    """Mean, std (n−1) and number of repeats of ``value`` per cell and selector."""
+    g = ok_rows(df).groupby([*CELL, "selector"], sort=False)[value]
+    return g.agg(mean="mean", std="std", n="count").reset_index()
+
+
+def paired_ttests(df: pd.DataFrame, value: str = "error", alpha: float = 0.05) -> pd.DataFrame:
+    """Paired t-test between every pair of selectors in every cell.
+
+    Pairs are matched on ``repeat`` (same split). Returns one row per (cell, a, b) with the mean
+    difference a − b, the t statistic, the two-sided p-value, the number of pairs and
+    ``significant`` (p < alpha). Identical samples give p = 1 (no difference), not NaN.
+    """
+    rows = []
+    for cell, d in ok_rows(df).groupby(CELL, sort=False):
+        wide = d.pivot_table(index="repeat", columns="selector", values=value, aggfunc="first")
+        for a, b in combinations(list(wide.columns), 2):
+            pair = wide[[a, b]].dropna()
+            n = len(pair)
+            diff = (pair[a] - pair[b]).to_numpy()
+            if n < 2:
+                t, p = np.nan, np.nan
+            elif np.allclose(diff, diff[0]):
+                t, p = (0.0, 1.0) if diff[0] == 0 else (np.copysign(np.inf, diff[0]), 0.0)
+            else:
+                res = stats.ttest_rel(pair[a], pair[b])
+                t, p = float(res.statistic), float(res.pvalue)
+            rows.append(
+                {
+                    **dict(zip(CELL, cell)),
+                    "a": a,
+                    "b": b,
+                    "mean_diff": float(diff.mean()) if n else np.nan,
+                    "t": t,
+                    "p": p,
+                    "n_pairs": n,
+                    "significant": bool(p < alpha) if p == p else False,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def ranks(
+    df: pd.DataFrame, methods: list[str] | None = None, value: str = "error", alpha: float = 0.05
+) -> pd.DataFrame:
+    """Rank of each method in each cell by mean ``value`` (1 = lowest error).
+
+    ``rank`` is the plain rank of the mean (ties share the lower rank); ``tied_first`` says whether
+    the method is the best or not significantly worse than the best (paired t-test at ``alpha``).
+    The all-features baseline is excluded unless listed in ``methods``.
+    """
+    s = summary(df, value)
+    if methods is not None:
+        s = s[s["selector"].isin(methods)]
+    else:
+        s = s[s["selector"] != BASELINE]
+    tests = paired_ttests(df[df["selector"].isin(s["selector"].unique())], value, alpha)
+    out = []
+    for cell, d in s.groupby(CELL, sort=False):
+        if len(d) < 2:
+            continue
+        d = d.copy()
+        d["rank"] = d["mean"].rank(method="min").astype(int)
+        best = d.loc[d["mean"].idxmin(), "selector"]
+        t = tests
+        for k, v in zip(CELL, cell):
+            t = t[t[k] == v]
+        tied = []
+        for sel in d["selector"]:
+            if sel == best:
+                tied.append(True)
+                continue
+            m = t[((t.a == sel) & (t.b == best)) | ((t.a == best) & (t.b == sel))]
+            tied.append(not bool(m["significant"].iloc[0]) if len(m) else False)
+        d["tied_first"] = tied
+        out.append(d)
+    return pd.concat(out, ignore_index=True) if out else pd.DataFrame()
+
+
+def rank_shares(df: pd.DataFrame, methods: list[str] | None = None, value: str = "error") -> pd.DataFrame:
+    """Share of cells where each method ranks first, second, or lower (Ramona 2012 Table VII)."""
+    r = ranks(df, methods, value)
+    if r.empty:
+        return pd.DataFrame(columns=["selector", "cells", "first", "second", "rest", "tied_first"])
+    g = r.groupby("selector", sort=False)
+    res = pd.DataFrame(
+        {
+            "cells": g.size(),
+            "first": g["rank"].apply(lambda x: float(np.mean(x == 1))),
+            "second": g["rank"].apply(lambda x: float(np.mean(x == 2))),
+            "rest": g["rank"].apply(lambda x: float(np.mean(x > 2))),
+            "tied_first": g["tied_first"].mean().astype(float),
+        }
+    ).reset_index()
+    return res
+
+
+def welch_from_summary(m1: float, s1: float, n1: int, m2: float, s2: float, n2: int) -> float:
+    """Two-sided p-value of Welch's t-test from means, stds and counts (paper value vs ours)."""
+    if n1 < 2 or n2 < 2 or not np.isfinite([m1, s1, m2, s2]).all():
+        return float("nan")
+    res = stats.ttest_ind_from_stats(m1, s1, n1, m2, s2, n2, equal_var=False)
+    return float(res.pvalue)
