@@ -29,11 +29,22 @@ pytestmark = [
     pytest.mark.skipif(MIRROR is None, reason="dataset mirror not found: set FSBENCH_DATA_DIR"),
 ]
 
+USPS_TRAIN = [1194, 1005, 731, 658, 652, 556, 664, 645, 542, 644]
+USPS_TEST = [359, 264, 198, 166, 200, 160, 170, 147, 166, 177]
 # card: (n, D, class counts, (n_test, test class counts) or None, number of categorical columns)
 EXPECTED: dict[str, tuple] = {
     "sonar": (208, 60, {"M": 111, "R": 97}, None, 0),
     "ionosphere": (351, 34, {"g": 225, "b": 126}, None, 0),
     "breast_cancer_wisconsin": (683, 9, {"benign": 444, "malignant": 239}, None, 0),
+    "spambase": (4601, 57, {"nonspam": 2788, "spam": 1813}, None, 0),
+    "lymphoma": (96, 4026, {"DLBCL_FL_CLL": 66, "other": 30}, None, 0),
+    "usps": (7291, 256, dict(enumerate(USPS_TRAIN)), (2007, dict(enumerate(USPS_TEST))), 0),
+    "usps_binary": (7291, 256, {-1: 4240, 1: 3051}, (2007, {-1: 1187, 1: 820}), 0),
+    "parkinsons": (195, 22, {"PD": 147, "healthy": 48}, None, 0),
+    "heart_disease_cleveland": (297, 13, {"healthy": 160, "disease": 137}, None, 7),
+    "liver_bupa": (345, 6, {1: 145, 2: 200}, None, 0),
+    "musk1": (476, 166, {"musk": 207, "non-musk": 269}, None, 0),
+    "pima": (768, 8, {"negative": 500, "diabetic": 268}, None, 0),
 }
 
 
@@ -82,3 +93,28 @@ def test_all_mirror_files_verify() -> None:
     found = {r[0] for r in mirror_rows}
     for name in EXPECTED:
         assert name in found, name
+
+
+def test_groups_for_grouped_cv() -> None:
+    assert len(set(open_dataset("musk1").groups)) == 92
+    park = open_dataset("parkinsons")
+    assert len(set(park.groups)) == 32 and park.groups[0] == "phon_R01_S01"
+    assert "name" not in park.feature_names and "status" not in park.feature_names
+
+
+def test_usps_libsvm_test_file_matches_h5_labels() -> None:
+    """usps.t.bz2 (LibSVM) has the h5 test labels + 1, row by row, and values in [-1, 1]."""
+    from fsbench.data.parsers import parse_libsvm
+
+    table = parse_libsvm(
+        {"data": MIRROR / "usps" / "usps.t.bz2"}, {"n_features": 256, "zero_based": False}, "t"
+    )
+    assert table.X.shape == (2007, 256) and -1.0 <= table.X.min() and table.X.max() <= 1.0
+    h5 = open_dataset("usps")
+    np.testing.assert_array_equal(table.y.astype(int) - 1, h5.y_test)
+    assert 0.0 <= h5.X.min() and h5.X.max() <= 1.0
+
+
+def test_missing_drop_counts_in_notes() -> None:
+    assert "dropped 16 row(s)" in open_dataset("breast_cancer_wisconsin").notes
+    assert "dropped 6 row(s)" in open_dataset("heart_disease_cleveland").notes

@@ -26,7 +26,9 @@ file and the key)::
         generator: weston_linear      # synthetic only
         params: {}                    # synthetic only
 
-Parse keys (merged card-level then source-level): see :data:`PARSE_KEYS` and :mod:`fsbench.data.parsers`.
+Parse keys (merged card-level then source-level; openml sources use only their own): see
+:data:`PARSE_KEYS` and :mod:`fsbench.data.parsers`. Upstream downloads go to ``<name>/uci/<file>`` so they
+never collide with a mirror file of the same name but different bytes.
 Column references (``label``, ``drop``, ``categorical``, ``group_column``) are 0-based positions in the
 raw table (negative counts from the end) or column names (needs ``header: true`` or ``column_names``).
 """
@@ -260,10 +262,12 @@ def _parse_source(obj: Any, i: int, card_parse: dict, file: Path) -> Source:
         raise DatasetError(f"{_where(file, prefix + '.openml_id')} is required for an openml source")
     if kind == "synthetic" and "generator" not in obj:
         raise DatasetError(f"{_where(file, prefix + '.generator')} is required for a synthetic source")
-    parse = dict(card_parse)
+    # openml data come with their own column names and coding: such a source does not inherit card-level
+    # parse keys (column positions/names of the text files would be wrong there)
+    parse = {} if kind == "openml" else dict(card_parse)
     parse.update(_check_parse(obj.get("parse", {}), file, prefix + ".parse"))
     if kind == "openml":
-        parse.setdefault("format", "openml")
+        parse["format"] = "openml"
     if kind in ("file", "url", "openml"):
         if "format" not in parse:
             raise DatasetError(f"{_where(file, prefix + '.parse.format')} is required (card or source level)")
