@@ -193,6 +193,25 @@ def plot(
         typer.echo(str(path))
 
 
+@app.command()
+@user_errors
+def report(
+    results_dir: Annotated[
+        Path, typer.Argument(help="Directory holding one or more experiment result dirs.")
+    ],
+    paper: Annotated[str | None, typer.Option(help="Compare with a paper's values, e.g. ramona2012.")] = None,
+    out: Annotated[Path | None, typer.Option(help="Report path (default: RESULTS_DIR/REPORT.md).")] = None,
+) -> None:
+    """Write REPORT.md: figures, mean ± std tables with paired t-tests, ranks, and paper vs ours."""
+    from fsbench.report import write_report
+
+    try:
+        path = write_report(results_dir, paper=paper, out=out)
+    except FileNotFoundError as exc:
+        _fail(str(exc))
+    typer.echo(str(path))
+
+
 # --------------------------------------------------------------------------- datasets
 @datasets_app.command("list")
 @user_errors

@@ -67,6 +67,11 @@ def test_run_then_plot(tiny, tmp_path):
         assert (plots / name).stat().st_size > 0, name
     cpu = pd.read_csv(plots / "cpu_time.csv")
     assert set(cpu["selector"]) == {"fisher", "sas"} and (cpu["normalised"] >= 1).all()
+    res = _run(["report", str(out)])
+    assert res.exit_code == 0, res.output
+    text = (out / "REPORT.md").read_text()
+    assert "| n_train | all | fisher | sas |" in text and "Table VII" in text
+    assert "](plots/error_vs_n_weston_nonlinear_rbf_S2.png)" in text
 
 
 def test_interrupted_run_resumes_to_same_results(tiny, tmp_path):

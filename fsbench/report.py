@@ -1,0 +1,157 @@
+"""``fsbench report``: a Markdown report of result directories, optionally against a paper's values.
+
+For every experiment found under ``RESULTS_DIR`` (a directory holding ``results.csv``) the report
+shows its figures (drawn by :mod:`fsbench.plots` if missing), a table of mean ± std test error per
+selector and S with the paired-t-test verdict against the best method of the cell, failed tasks,
+and provenance (commit, repeats). With ``--paper`` it adds, from the paper's machine-readable values
+(``configs/<paper>/paper_values.yaml``), paper value vs ours, the difference and whether it is
+significant given both standard deviations, and whether each qualitative claim holds; a summary at
+the top counts cells within the paper's ± std and claims that hold.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from fsbench.plots import find_result_files, plot_results
+from fsbench.stats import paired_ttests, rank_shares, summary
+
+
+def _pct(x: float) -> str:
+    return "–" if x != x else f"{100 * x:.1f}"
+
+
+def _md_table(header: list[str], rows: list[list[str]]) -> str:
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(out) + "\n"
+
+
+def experiment_section(res_csv: Path, root: Path) -> tuple[str, pd.DataFrame]:
+    """Markdown for one experiment directory; also returns its results table."""
+    d = res_csv.parent
+    df = pd.read_csv(res_csv)
+    run = json.loads((d / "run.json").read_text()) if (d / "run.json").exists() else {}
+    exp = str(df["experiment"].iloc[0]) if len(df) else d.name
+    cfg = run.get("effective_config", {})
+    lines = [f"## {exp}", ""]
+    if cfg.get("description"):
+        lines += [f"_{cfg['description']}_", ""]
+    n_failed = int((df["status"] != "ok").sum())
+    n_tasks = df["task_id"].nunique()
+    commits = sorted(set(df["git_commit"].astype(str)))
+    lines += [
+        f"- results: `{d.relative_to(root) if d.is_relative_to(root) else d}` — {n_tasks} tasks, "
+        f"{df['repeat'].nunique()} repeats, {n_failed} failed row(s)",
+        f"- fsbench commit(s): {', '.join(c[:12] for c in commits)}; config hash "
+        f"`{str(run.get('config_hash', '?'))[:12]}`",
+        "",
+    ]
+    plots = d / "plots"
+    if not plots.exists() or not any(plots.glob("*.png")):
+        plot_results([d])
+    for png in sorted(plots.glob("*.png")):
+        rel = png.relative_to(root) if png.is_relative_to(root) else png
+        lines += [f"![{png.stem}]({rel.as_posix()})", ""]
+    if n_failed:
+        msgs = df.loc[df["status"] != "ok", "message"].astype(str).value_counts().head(5)
+        lines += ["Failed tasks (most frequent messages):", ""]
+        lines += [f"- {count}× {msg}" for msg, count in msgs.items()] + [""]
+
+    s = summary(df)
+    t = paired_ttests(df)
+    legend = (
+        "test error in % (mean ± std over repeats); bold = lowest mean, ≈ = not significantly different "
+        "from it (paired t-test, 5 %); `all` = SVM on all features"
+    )
+    for (ds, kern), cell in s.groupby(["dataset", "kernel"], sort=False):
+        tt = t[(t.dataset == ds) & (t.kernel == kern)]
+        sels = list(dict.fromkeys(cell["selector"]))
+        n_values = sorted(cell["n_train"].unique())
+        S_values = sorted(cell.loc[cell["selector"] != "all", "n_features"].unique())
+        if len(n_values) > 1 and len(S_values) == 1:  # a sweep over n_train (toy figures)
+            blocks = [
+                (
+                    f"**{ds}, {kern} kernel, S = {S_values[0]}** — {legend}",
+                    "n_train",
+                    [(n, cell[cell["n_train"] == n], S_values[0]) for n in n_values],
+                )
+            ]
+        else:
+            blocks = [
+                (
+                    f"**{ds}, {kern} kernel, n_train = {n}** — {legend}",
+                    "S",
+                    [(S, cell[cell["n_train"] == n], S) for S in S_values],
+                )
+                for n in n_values
+            ]
+        for title, key, items in blocks:
+            rows = []
+            for label, c_n, S in items:
+                c = c_n[(c_n["n_features"] == S) & (c_n["selector"] != "all")].set_index("selector")
+                base = c_n[c_n["selector"] == "all"].set_index("selector")
+                n = int(c_n["n_train"].iloc[0])
+                best = c["mean"].idxmin() if len(c) else None
+                ct = tt[(tt.n_train == n) & (tt.n_features == S)]
+                row = [str(label)]
+                for sel in sels:
+                    src = base if sel == "all" else c
+                    if sel not in src.index:
+                        row.append("")
+                        continue
+                    txt = f"{_pct(src.loc[sel, 'mean'])} ± {_pct(src.loc[sel, 'std'])}"
+                    if sel == best:
+                        txt = f"**{txt}**"
+                    elif sel != "all" and best is not None:
+                        pair = ct[((ct.a == sel) & (ct.b == best)) | ((ct.a == best) & (ct.b == sel))]
+                        if len(pair) and not pair["significant"].iloc[0]:
+                            txt += " ≈"
+                    row.append(txt)
+                rows.append(row)
+            lines += [title, "", _md_table([key, *sels], rows), ""]
+    return "\n".join(lines), df
+
+
+def write_report(results_dir: Path, paper: str | None = None, out: Path | None = None) -> Path:
+    """Write ``REPORT.md`` for every experiment under ``results_dir``; return its path."""
+    results_dir = Path(results_dir)
+    files = find_result_files([results_dir])
+    if not files:
+        raise FileNotFoundError(f"no results.csv under {results_dir}")
+    out = Path(out) if out is not None else results_dir / "REPORT.md"
+    root = out.parent
+    sections, frames = [], []
+    for f in files:
+        text, df = experiment_section(f, root)
+        sections.append(text)
+        frames.append(df)
+    all_df = pd.concat(frames, ignore_index=True)
+    head = [f"# Report: {results_dir.name}", ""]
+    if paper is not None:
+        from fsbench.paper_compare import paper_sections
+
+        summary_lines, paper_text = paper_sections(paper, all_df, root)
+        head += summary_lines
+        sections.insert(0, paper_text)
+    shares = rank_shares(all_df)
+    if not shares.empty:
+        rows = [
+            [r.selector, str(int(r.cells)), _pct(r.first), _pct(r.second), _pct(r.rest), _pct(r.tied_first)]
+            for r in shares.itertuples()
+        ]
+        head += [
+            "## Ranks over all cells (Table VII style)",
+            "",
+            "Share (%) of cells (dataset × kernel × n_train × S) where each method has the lowest mean error "
+            "(first), the second lowest, or a lower rank; `tied first` counts cells where it is not "
+            "significantly worse than the best (paired t-test, 5 %). The all-features baseline is excluded.",
+            "",
+            _md_table(["method", "cells", "first", "second", "rest", "tied first"], rows),
+            "",
+        ]
+    out.write_text("\n".join(head + sections) + "\n")
+    return out
