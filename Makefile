@@ -23,7 +23,7 @@ $(BIN)/python:
 	$(BIN)/python -m pip install -q --upgrade pip
 
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q -e ".[dev,dask]"
+	$(BIN)/python -m pip install -q -e ".[dev,dask,hdf5]"
 	@touch $@
 
 install: $(VENV)/.installed
