@@ -31,6 +31,76 @@ pytestmark = [
 
 USPS_TRAIN = [1194, 1005, 731, 658, 652, 556, 664, 645, 542, 644]
 USPS_TEST = [359, 264, 198, 166, 200, 160, 170, 147, 166, 177]
+ARRHYTHMIA = {1: 245, 2: 44, 3: 15, 4: 15, 5: 13, 6: 25, 7: 3, 8: 2, 9: 9, 10: 50, 14: 4, 15: 5, 16: 22}
+SAT_TRAIN = {1: 1072, 2: 479, 3: 961, 4: 415, 5: 470, 7: 1038}
+SAT_TEST = {1: 461, 2: 224, 3: 397, 4: 211, 5: 237, 7: 470}
+LETTER_ALL = dict(
+    zip(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+        [
+            789,
+            766,
+            736,
+            805,
+            768,
+            775,
+            773,
+            734,
+            755,
+            747,
+            739,
+            761,
+            792,
+            783,
+            753,
+            803,
+            783,
+            758,
+            748,
+            796,
+            813,
+            764,
+            752,
+            787,
+            786,
+            734,
+        ],
+    )
+)
+LETTER_TEST = dict(
+    zip(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+        [
+            156,
+            136,
+            142,
+            167,
+            152,
+            153,
+            164,
+            151,
+            165,
+            148,
+            146,
+            157,
+            144,
+            166,
+            139,
+            168,
+            168,
+            161,
+            161,
+            151,
+            168,
+            136,
+            139,
+            159,
+            145,
+            158,
+        ],
+    )
+)
+LETTER_TRAIN = {k: LETTER_ALL[k] - LETTER_TEST[k] for k in LETTER_ALL}
 # card: (n, D, class counts, (n_test, test class counts) or None, number of categorical columns)
 EXPECTED: dict[str, tuple] = {
     "sonar": (208, 60, {"M": 111, "R": 97}, None, 0),
@@ -45,6 +115,26 @@ EXPECTED: dict[str, tuple] = {
     "liver_bupa": (345, 6, {1: 145, 2: 200}, None, 0),
     "musk1": (476, 166, {"musk": 207, "non-musk": 269}, None, 0),
     "pima": (768, 8, {"negative": 500, "diabetic": 268}, None, 0),
+    "credit_approval_crx": (690, 15, {"+": 307, "-": 383}, None, 9),
+    "german_credit": (1000, 20, {"good": 700, "bad": 300}, None, 13),
+    "hepatitis": (155, 19, {"die": 32, "live": 123}, None, 13),
+    "horse_colic": (300, 21, {"surgical": 191, "non-surgical": 109}, None, 14),
+    "cleve_mod": (303, 13, {"healthy": 165, "disease": 138}, None, 7),
+    "arrhythmia": (452, 279, ARRHYTHMIA, None, 73),
+    "statlog_australian": (690, 14, {0: 383, 1: 307}, None, 8),
+    "statlog_heart": (270, 13, {"absent": 150, "present": 120}, None, 7),
+    "thyroid": (215, 5, {"normal": 150, "abnormal": 65}, None, 0),
+    "satimage": (4435, 36, SAT_TRAIN, (2000, SAT_TEST), 0),
+    "letter": (16000, 16, LETTER_TRAIN, (4000, LETTER_TEST), 0),
+    "iris": (150, 4, {"Iris-setosa": 50, "Iris-versicolor": 50, "Iris-virginica": 50}, None, 0),
+}
+# NaN kept by `missing: keep` cards (counts of '?' in PROVENANCE.md, minus those in dropped columns)
+MISSING_KEPT = {
+    "credit_approval_crx": 67,
+    "hepatitis": 167,
+    "horse_colic": 1604,
+    "cleve_mod": 7,
+    "arrhythmia": 408,
 }
 
 
@@ -74,6 +164,7 @@ def test_card_parses_to_expected(name: str) -> None:
     assert _counts(ds.y) == counts
     assert list(ds.classes) == sorted(counts)
     assert not np.isinf(ds.X).any()
+    assert int(np.isnan(ds.X).sum()) == MISSING_KEPT.get(name, 0)
     card = get_card(name)
     assert (card.n_samples, card.n_features) == (n, d)
     if test is None:
