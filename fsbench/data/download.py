@@ -14,6 +14,7 @@ are checked on every load in any case.
 from __future__ import annotations
 
 import hashlib
+import http.client
 import os
 import tempfile
 import urllib.error
@@ -72,7 +73,7 @@ def download_url(
                     received += len(block)
                 out.flush()
                 os.fsync(out.fileno())
-        except (urllib.error.URLError, OSError, ValueError) as exc:
+        except (urllib.error.URLError, http.client.HTTPException, OSError, ValueError) as exc:
             msg = " ".join(str(exc).split())
             raise DatasetError(f"{what}: download of {url} failed after {received} bytes: {msg}") from None
         if length is not None and received != int(length):
