@@ -12,6 +12,10 @@ from fsbench.algorithms.registry import available, get_selector
 #: Small budgets so that the checks run quickly; keys are registry names.
 FAST_PARAMS: dict[str, dict] = {
     "sas": {"max_iter": 5},
+    "scss": {"max_iter": 5},
+    "sfs": {"max_iter": 5},
+    "kfds": {"max_iter": 3},
+    "arom": {"max_iter": 3},
 }
 
 #: Checks that cannot apply, with the reason (documented, not hidden).

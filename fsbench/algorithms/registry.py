@@ -16,6 +16,10 @@ _SELECTORS: dict[str, str] = {
     "all": "fsbench.algorithms.filters:AllFeatures",
     "fisher": "fsbench.algorithms.filters:FisherScore",
     "sas": "fsbench.algorithms.alignment:SAS",
+    "scss": "fsbench.algorithms.separability:SCSS",
+    "sfs": "fsbench.algorithms.alignment:SFS",
+    "kfds": "fsbench.algorithms.multiplicative:KFDS",
+    "arom": "fsbench.algorithms.multiplicative:AROM",
 }
 
 
