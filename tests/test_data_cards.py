@@ -360,3 +360,25 @@ def test_verify_all_and_bad_spec(env: dict[str, Path]) -> None:
     assert {(r[0], r[2]) for r in rows} == {("toy", "ok"), ("syn", "n/a")}
     with pytest.raises(DatasetError, match="card name or a mapping"):
         open_dataset(3)  # type: ignore[arg-type]
+
+
+def test_openml_frame_conversion() -> None:
+    """The pandas output of openml's get_data (category dtypes, NaN) becomes codes / floats / raw labels."""
+    import pandas as pd
+
+    from fsbench.data.parsers import parse_openml_frame
+
+    X = pd.DataFrame(
+        {
+            "num": [1.5, np.nan, 3.0],
+            "col": pd.Categorical(["red", "blue", None]),
+            "idx": [7, 8, 9],
+        }
+    )
+    y = pd.Series(pd.Categorical(["Mine", "Rock", "Mine"]), name="Class")
+    table = parse_openml_frame(X, y, [False, True, False], {"drop": ["idx"]}, "t")
+    assert table.feature_names == ["num", "col"]
+    np.testing.assert_array_equal(table.categorical, [False, True])
+    np.testing.assert_array_equal(table.X, [[1.5, 1.0], [np.nan, 0.0], [3.0, np.nan]])
+    assert table.categories["col"] == ["blue", "red"]
+    assert list(table.y) == ["Mine", "Rock", "Mine"]

@@ -7,12 +7,13 @@ so a wrong card fails here even though the loader also checks the card's own exp
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from fsbench.data import TableDataset, get_card, open_dataset, verify
+from fsbench.data import DatasetError, TableDataset, get_card, open_dataset, verify
 
 
 def _mirror() -> Path | None:
@@ -209,3 +210,17 @@ def test_usps_libsvm_test_file_matches_h5_labels() -> None:
 def test_missing_drop_counts_in_notes() -> None:
     assert "dropped 16 row(s)" in open_dataset("breast_cancer_wisconsin").notes
     assert "dropped 6 row(s)" in open_dataset("heart_disease_cleveland").notes
+
+
+def test_altered_mirror_copy_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    copy = tmp_path / "data" / "sonar" / "sonar.csv"
+    copy.parent.mkdir(parents=True)
+    shutil.copyfile(MIRROR / "sonar" / "sonar.csv", copy)
+    with open(copy, "a") as f:
+        f.write("\n")
+    monkeypatch.setenv("FSBENCH_DATA_DIR", str(tmp_path / "data"))
+    with pytest.raises(DatasetError) as exc:
+        open_dataset("sonar")
+    msg = str(exc.value)
+    expected = get_card("sonar").sources[0].files[0].sha256
+    assert f"expected {expected}" in msg and str(copy) in msg and "got " in msg and "\n" not in msg

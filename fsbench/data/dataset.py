@@ -15,6 +15,7 @@ read-only so that a caller cannot corrupt the cached copy — copy before modify
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -141,20 +142,24 @@ def find_local_source(
 
 
 def _missing_message(card: DatasetCard, source_id: str | None) -> str:
-    looked = []
+    files: dict[str, list[str]] = {}  # relative path -> source ids (mirror and github share paths)
+    openml_ids = []
     for s in card.sources:
         if source_id is not None and source_id not in (s.id, s.kind):
             continue
         if s.kind == "openml":
-            looked.append(f"openml id {s.openml_id} (source '{s.id}') in {store.cache_dir() / 'openml'}")
-        else:
-            absent = [e.path for e in s.files if store.locate(e.path) is None]
-            looked.append(f"{' + '.join(absent)} (source '{s.id}')")
+            openml_ids.append(f"openml id {s.openml_id} (source '{s.id}')")
+        for e in s.files:
+            if store.locate(e.path) is None:
+                files.setdefault(e.path, []).append(s.id)
+    looked = [f"{path} (source {', '.join(ids)})" for path, ids in files.items()]
+    msg = f"dataset '{card.name}': data not found locally; looked for {'; '.join(looked) or 'nothing'} "
+    msg += f"in {store.describe_search_path()}"
+    if openml_ids:
+        msg += f", and for {', '.join(openml_ids)} in {store.cache_dir() / 'openml'}"
     return (
-        f"dataset '{card.name}': data not found locally; looked for {'; '.join(looked)} "
-        f"in {store.describe_search_path()}. Set FSBENCH_DATA_DIR to a directory holding these files "
-        f"(e.g. the dataset mirror), or on a connected machine download them with "
-        f"fsbench.data.download.fetch('{card.name}')"
+        msg + ". Set FSBENCH_DATA_DIR to a directory holding these files (e.g. the dataset mirror), or on a "
+        f"connected machine download them with fsbench.data.download.fetch('{card.name}')"
     )
 
 
@@ -308,6 +313,7 @@ def _build(card: DatasetCard, source: Source, files: dict[str, Path]) -> TableDa
 
 _LOADED: OrderedDict[tuple, TableDataset] = OrderedDict()
 _MAX_LOADED = 16
+_LOADED_LOCK = threading.Lock()
 
 
 def _file_key(files: dict[str, Path]) -> tuple:
@@ -333,14 +339,16 @@ def _open_card(card: DatasetCard, source_id: str | None, download: bool) -> Tabl
     source, files = found
     st = card.path.stat()
     key = (str(card.path.resolve()), st.st_mtime_ns, source.id, _file_key(files))
-    hit = _LOADED.get(key)
-    if hit is not None:
-        _LOADED.move_to_end(key)
-        return hit
+    with _LOADED_LOCK:  # the runner may load from several threads
+        hit = _LOADED.get(key)
+        if hit is not None:
+            _LOADED.move_to_end(key)
+            return hit
     ds = _build(card, source, files)
-    _LOADED[key] = ds
-    while len(_LOADED) > _MAX_LOADED:
-        _LOADED.popitem(last=False)
+    with _LOADED_LOCK:
+        _LOADED[key] = ds
+        while len(_LOADED) > _MAX_LOADED:
+            _LOADED.popitem(last=False)
     return ds
 
 
@@ -399,6 +407,7 @@ def verify(name: str | None = None) -> list[tuple[str, str, str, str]]:
     cards = [get_card(name)] if name is not None else list_cards()
     out: list[tuple[str, str, str, str]] = []
     for card in cards:
+        seen: set[tuple[str, str | None]] = set()  # a github source shares the mirror's path and hash
         for src in card.sources:
             if src.kind == "synthetic":
                 out.append((card.name, "", "n/a", f"synthetic generator '{src.generator}'"))
@@ -410,6 +419,9 @@ def verify(name: str | None = None) -> list[tuple[str, str, str, str]]:
                 )
                 continue
             for entry in src.files:
+                if (entry.path, entry.sha256) in seen:
+                    continue
+                seen.add((entry.path, entry.sha256))
                 path = store.locate(entry.path)
                 if path is None:
                     out.append(
