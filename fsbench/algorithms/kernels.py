@@ -229,3 +229,197 @@ def joachims_C(kernel: Kernel, X: np.ndarray, w: np.ndarray | None = None) -> fl
         # Every sample at the origin: no scale to match; C is irrelevant to the (degenerate) SVM.
         return 1.0
     return 1.0 / (r * r)
+
+
+# ---------------------------------------------------------------------------------------------
+# Feature-additive statistics: feature removal / replacement downdates (SVM-RFE, FSPP)
+# ---------------------------------------------------------------------------------------------
+#: Elements per temporary N×N×b block in :func:`removal_contractions` (~16 MB of float64).
+_REMOVAL_BLOCK = 2**21
+
+
+def feature_statistic(kernel: Kernel, X: np.ndarray, Z: np.ndarray | None = None) -> np.ndarray:
+    r"""The part of the kernel that is a *sum over features*: :math:`S = \sum_d s_d`.
+
+    * linear, polynomial: :math:`S = XZ^\top`, :math:`s_d(x, z) = x_d z_d`;
+    * RBF: :math:`S_{ij} = \lVert x_i - z_j\rVert^2`, :math:`s_d(x, z) = (x_d - z_d)^2`.
+
+    The Gram matrix is :func:`gram_from_statistic` of S, so removing feature f is
+    :math:`S - s_f` and replacing column f of X by v is :math:`S - s_f(x_f, z_f) + s_f(v, z_f)`
+    — O(N·M) per feature instead of a new O(N·M·D) Gram matrix.
+    """
+    if kernel.name == "rbf":
+        return sq_distances(X, Z)
+    return X @ (X if Z is None else Z).T
+
+
+def column_statistic(kernel: Kernel, x: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """Feature terms :math:`s_d(x_i, z_j)` of :func:`feature_statistic` for given columns.
+
+    ``x`` (N,) and ``z`` (M,) give an (N, M) matrix; ``x`` (N, b) and ``z`` (M, b) give (N, M, b),
+    one slice per column.
+    """
+    if x.ndim == 1:
+        xx, zz = x[:, None], z[None, :]
+    else:
+        xx, zz = x[:, None, :], z[None, :, :]
+    if kernel.name == "rbf":
+        diff = xx - zz
+        return diff * diff
+    return xx * zz
+
+
+def gram_from_statistic(kernel: Kernel, S: np.ndarray) -> np.ndarray:
+    r"""Kernel values from the feature-additive statistic (any array shape, entrywise).
+
+    linear :math:`S`; RBF :math:`\exp(-\gamma\max(S, 0))` (clipping round-off of downdated
+    distances); polynomial :math:`(\text{offset} + \text{scale}\,S)^\text{degree}`.
+    The kernel must be resolved (numeric gamma).
+    """
+    if kernel.name == "linear":
+        return S
+    if kernel.name == "rbf":
+        return np.exp(-kernel._gamma() * np.maximum(S, 0.0))
+    return (kernel.offset + kernel.scale * S) ** kernel.degree
+
+
+def replaced_column_gram(
+    kernel: Kernel, S: np.ndarray, z: np.ndarray, old: np.ndarray, new: np.ndarray
+) -> np.ndarray:
+    r"""Gram matrix :math:`k(X', Z)` where :math:`X'` is X with one column ``old`` replaced by ``new``.
+
+    Parameters
+    ----------
+    kernel : resolved :class:`Kernel`.
+    S : (N, M) ``feature_statistic(kernel, X, Z)``.
+    z : (M,) the same column of Z.
+    old, new : (N,) the column of X and its replacement (e.g. a permutation of it, as in the
+        permutation sensitivity of FSPP).
+    """
+    Sn = S - column_statistic(kernel, old, z)
+    Sn += column_statistic(kernel, new, z)
+    return gram_from_statistic(kernel, Sn)
+
+
+def permuted_column_grams(
+    kernel: Kernel,
+    S: np.ndarray,
+    x: np.ndarray,
+    z: np.ndarray,
+    perms: list[np.ndarray],
+    out: np.ndarray | None = None,
+) -> np.ndarray:
+    r"""Gram matrices :math:`k(X^{(\pi)}, Z)` for several row permutations π of one column of X, stacked.
+
+    :math:`X^{(\pi)}` is X with column x replaced by ``x[π]``. With :math:`T = s(x, z)` the column's
+    statistic and :math:`S_{-} = S - T`, the permuted statistic is :math:`S_{-} + T[\pi]` (rows of T
+    permuted), so the column term is computed once for all permutations; for RBF the kernel even
+    factorises, :math:`e^{-\gamma S_{-}} \circ (e^{-\gamma T})[\pi]`, and a permutation costs one
+    gather and one product instead of N·M exponentials.
+
+    Parameters
+    ----------
+    kernel : resolved :class:`Kernel`.
+    S : (N, M) ``feature_statistic(kernel, X, Z)``.
+    x : (N,) the column of X; z : (M,) the same column of Z.
+    perms : R index arrays of length N.
+    out : optional (R·N, M) float64 buffer to write into (saves a large allocation per call).
+
+    Returns
+    -------
+    (R·N, M) array, the R matrices one below the other (``out`` if given).
+    """
+    n, m = S.shape
+    if out is None:
+        out = np.empty((len(perms) * n, m))
+    T = column_statistic(kernel, x, z)
+    Sm = np.subtract(S, T)
+    if kernel.name == "rbf":
+        g = -kernel._gamma()
+        np.maximum(Sm, 0.0, out=Sm)
+        Sm *= g
+        A = np.exp(Sm, out=Sm)
+        T *= g
+        E = np.exp(T, out=T)
+        for r, p in enumerate(perms):
+            blk = out[r * n : (r + 1) * n]
+            np.take(E, p, axis=0, out=blk)
+            blk *= A
+        return out
+    for r, p in enumerate(perms):
+        blk = out[r * n : (r + 1) * n]
+        np.take(T, p, axis=0, out=blk)
+        blk += Sm
+        blk[...] = gram_from_statistic(kernel, blk)
+    return out
+
+
+def removal_contractions(kernel: Kernel, X: np.ndarray, a: np.ndarray) -> np.ndarray:
+    r""":math:`a^\top K^{(-f)} a` for every feature f at once — the frozen-α SVM-RFE criterion.
+
+    :math:`K^{(-f)}` is the Gram matrix of the rows of ``X`` with feature f deleted, ``a`` the
+    signed dual coefficients :math:`\breve\alpha_i = \alpha_i y_i` (Guyon 2002; ALGORITHMS.md §4.2):
+
+    * linear, :math:`K^{(-f)} = K - x_f x_f^\top`:
+      :math:`a^\top K^{(-f)} a = \lVert X^\top a\rVert^2 - (x_f^\top a)^2`, O(N·D) in total;
+    * RBF, :math:`K^{(-f)}_{ij} = \exp(-\gamma(\lVert x_i-x_j\rVert^2 - (x_{if}-x_{jf})^2))`
+      (the entrywise factor :math:`\exp(+\gamma(x_{if}-x_{jf})^2)` of Spider's ``get_w``, applied
+      to distances so that it cannot overflow);
+    * polynomial, :math:`K^{(-f)} = (\text{offset} + \text{scale}(XX^\top - x_f x_f^\top))^\text{degree}`.
+
+    Only the rows with :math:`a_i \ne 0` (support vectors) enter. For RBF and polynomial the
+    features are processed in blocks of b with an m×m×b temporary (m support vectors,
+    m²b ≤ 2²¹), O(m²·D) work in total and never D full matrices at once. The kernel's gamma rule
+    is resolved on ``X``, as in :func:`joachims_C`.
+
+    Returns
+    -------
+    (D,) array; the full :math:`W^2 = a^\top K a` is ``float(a @ K @ a)``.
+    """
+    kernel = kernel.resolved(X)
+    a = np.asarray(a, dtype=float)
+    nz = np.flatnonzero(a)
+    n_feat = X.shape[1]
+    if nz.size == 0:
+        return np.zeros(n_feat)
+    Xs, s = X[nz], a[nz]
+    if kernel.name == "linear":
+        v = Xs.T @ s
+        return float(v @ v) - v * v
+    m = nz.size
+    S = feature_statistic(kernel, Xs)
+    out = np.empty(n_feat)
+    b = max(1, _REMOVAL_BLOCK // (m * m))
+    for start in range(0, n_feat, b):
+        cols = slice(start, min(start + b, n_feat))
+        T = column_statistic(kernel, Xs[:, cols], Xs[:, cols])
+        np.subtract(S[:, :, None], T, out=T)
+        Kb = gram_from_statistic(kernel, T)
+        out[cols] = s @ np.tensordot(s, Kb, axes=(0, 0))
+    return out
+
+
+def origin_sq_distances(kernel: Kernel, X: np.ndarray, w: np.ndarray | None = None) -> np.ndarray:
+    r"""Per-sample :math:`\lVert\phi(x_i)-\phi(0)\rVert^2 = k(x_i,x_i) - 2k(x_i,0) + k(0,0)`.
+
+    Lets a classifier on a precomputed Gram matrix apply Joachims' rule to any subset of its
+    training points (one-vs-one pairs): see :func:`joachims_C_from_sq_distances`. The gamma rule
+    is resolved on ``X``.
+    """
+    kernel = kernel.resolved(X)
+    d2 = kernel.diag(X, w) - 2.0 * kernel.with_zero(X, w) + kernel.zero_zero()
+    return np.maximum(d2, 0.0)
+
+
+def joachims_C_from_sq_distances(d2: np.ndarray) -> float:
+    r""":func:`joachims_C` from per-sample squared distances to the origin's image.
+
+    ``d2`` is :func:`origin_sq_distances` (of a subset of the training points, e.g. one pair).
+
+    :math:`\hat C = 1/\bar R^2`, :math:`\bar R = \operatorname{mean}_i \sqrt{d2_i}`; 1.0 when every
+    sample sits at the origin (as :func:`joachims_C`).
+    """
+    r = float(np.mean(np.sqrt(np.maximum(np.asarray(d2, dtype=float), 0.0))))
+    if not np.isfinite(r) or r <= 0:
+        return 1.0
+    return 1.0 / (r * r)

@@ -16,6 +16,8 @@ _SELECTORS: dict[str, str] = {
     "all": "fsbench.algorithms.filters:AllFeatures",
     "fisher": "fsbench.algorithms.filters:FisherScore",
     "sas": "fsbench.algorithms.alignment:SAS",
+    "rfe": "fsbench.algorithms.rfe:SVMRFE",
+    "fspp": "fsbench.algorithms.sensitivity:FSPP",
     "scss": "fsbench.algorithms.separability:SCSS",
     "sfs": "fsbench.algorithms.alignment:SFS",
     "kfds": "fsbench.algorithms.multiplicative:KFDS",

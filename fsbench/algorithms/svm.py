@@ -1,0 +1,585 @@
+r"""Multiclass SVM with posterior probabilities: one-vs-one machines, Platt sigmoids, pairwise coupling.
+
+Ramona et al. 2012 (§V-B4) classify USPS with 45 one-vs-one SVMs "combined with the pairwise
+coupling algorithm [Hastie & Tibshirani] to determine the maximum likelihood class on the
+posterior probabilities". scikit-learn 1.9 deprecates ``SVC(probability=True)`` (and it couples
+with Wu–Lin–Weng, not Hastie–Tibshirani), so fsbench owns the whole chain (ALGORITHMS.md §7):
+
+1. **One SVC per class pair** (i, j), i < j, trained on that pair's points with
+   ``sklearn.svm.SVC(kernel="precomputed")``; C is fixed or, by default, Joachims'
+   :math:`\hat C = 1/\bar R^2` computed on **the pair's** points (ALGORITHMS.md §5 [D]).
+2. **Platt sigmoid per pair**, :math:`r_{ij}(x) = P(y=i \mid y\in\{i,j\}, x) = 1/(1+e^{A f_{ij}(x)+B})`,
+   fitted on out-of-sample decision values from an internal stratified ``n_folds``-fold CV of
+   the pair's points (LIBSVM's ``svm_binary_svc_probability``; the folds are seeded by
+   ``random_state``), with LIBSVM's target smoothing :math:`t_+ = (N_++1)/(N_++2)`,
+   :math:`t_- = 1/(N_-+2)`, by the Newton method with backtracking of Lin, Lin & Weng (2007),
+   :func:`platt_fit`. A CV training fold that holds one class only gives decision values ±1 for
+   its test fold, as in LIBSVM. The CV machines use the pair's C.
+3. **Pairwise coupling** of the :math:`r_{ij}` (clipped to :math:`[10^{-7}, 1-10^{-7}]` as in
+   LIBSVM) into :math:`p(c\mid x)`:
+
+   * ``"hastie_tibshirani"`` (default; what Ramona 2012 names): minimise
+     :math:`\sum_{i<j} n_{ij}\,\mathrm{KL}(r_{ij}\,\|\,\mu_{ij})`, :math:`\mu_{ij}=p_i/(p_i+p_j)`,
+     :math:`n_{ij}` = number of training points of classes i and j, with Weka's simultaneous
+     fixed point :math:`p_i \leftarrow p_i \sum_{j} n_{ij} r_{ij} / \sum_j n_{ij}\mu_{ij}`, then
+     renormalise (:func:`couple_hastie_tibshirani`; stop when no :math:`p_i` moves by more than
+     ``coupling_tol`` = 1e-6, at most ``coupling_max_iter`` = 1000 iterations);
+   * ``"wu_lin_weng"`` (Wu, Lin & Weng 2004, method 2 — LIBSVM's ``multiclass_probability``):
+     :math:`\min_p \tfrac12 p^\top Q p` s.t. :math:`\sum p = 1`,
+     :math:`Q_{tt}=\sum_{j\ne t} r_{jt}^2`, :math:`Q_{tj} = -r_{jt}r_{tj}`; solved *exactly* from its
+     (C+1)×(C+1) KKT linear system (:func:`couple_wu_lin_weng`) instead of LIBSVM's iterative
+     approximation (tolerance 0.005/C).
+
+4. ``predict`` = :math:`\arg\max_c p(c\mid x)` (first class on ties); ``decision_function``
+   returns :math:`\log p(c\mid x)` (two classes: the log-odds), so that it agrees with ``predict``
+   as scikit-learn requires; the raw pairwise SVM outputs are ``pairwise_decision``.
+
+Design: :class:`PairwiseCouplingSVC` works on precomputed Gram matrices — ``fit(K_train, y)``,
+``predict(K_test_train)`` with ``K_test_train`` of shape (n_test, n_train). Joachims' C needs
+:math:`\lVert\phi(x_i)-\phi(0)\rVert^2` for each training point, which a Gram matrix does not
+contain: it is passed to ``fit`` as ``origin_sq_dist`` (from
+:func:`fsbench.algorithms.kernels.origin_sq_distances`); with a numeric ``C`` it is not needed.
+:class:`PairwiseKernelSVC` wraps it for raw features and a kernel spec (it builds the Gram
+matrices and the distances itself); predictions only evaluate the kernel against the union of
+support vectors.
+"""
+
+from __future__ import annotations
+
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.svm import SVC
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+
+from fsbench.algorithms.kernels import (
+    joachims_C_from_sq_distances,
+    make_kernel,
+    origin_sq_distances,
+)
+
+COUPLINGS = ("hastie_tibshirani", "wu_lin_weng")
+
+#: LIBSVM's clipping of pairwise probabilities before coupling.
+_MIN_PROB = 1e-7
+
+
+# ---------------------------------------------------------------------------------------------
+# Platt scaling
+# ---------------------------------------------------------------------------------------------
+def _platt_objective(dec: np.ndarray, t: np.ndarray, A: float, B: float) -> float:
+    f = dec * A + B
+    # t·f + log(1+e^{-f}) for f ≥ 0 and (t−1)·f + log(1+e^{f}) for f < 0: the same value, no overflow
+    return float(np.sum(np.where(f >= 0, t * f, (t - 1.0) * f) + np.log1p(np.exp(-np.abs(f)))))
+
+
+def platt_targets(y: np.ndarray) -> np.ndarray:
+    """LIBSVM's smoothed Platt targets: :math:`(N_++1)/(N_++2)` for y > 0, :math:`1/(N_-+2)` otherwise."""
+    pos = np.asarray(y) > 0
+    n_pos = int(pos.sum())
+    n_neg = pos.size - n_pos
+    return np.where(pos, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0))
+
+
+def platt_fit(dec: np.ndarray, y: np.ndarray, max_iter: int = 100) -> tuple[float, float]:
+    r"""Fit Platt's sigmoid :math:`P(y=1\mid f) = 1/(1+\exp(Af+B))` (Lin, Lin & Weng 2007).
+
+    Minimises the cross-entropy :math:`\sum_i -t_i\log p_i - (1-t_i)\log(1-p_i)` with the smoothed
+    targets of :func:`platt_targets`, by Newton's method on (A, B) with a :math:`10^{-12}` ridge on
+    the Hessian and Armijo backtracking (sufficient decrease :math:`10^{-4}`, step ≥ 1e-10); stops
+    when both gradient components are below 1e-5 or after ``max_iter`` iterations. Start
+    :math:`A = 0`, :math:`B = \log((N_-+1)/(N_++1))`.
+
+    Parameters
+    ----------
+    dec : (n,) decision values.
+    y : (n,) labels, positive class where ``y > 0``.
+
+    Returns
+    -------
+    A, B : float
+    """
+    dec = np.asarray(dec, dtype=float)
+    t = platt_targets(y)
+    n_pos = int((np.asarray(y) > 0).sum())
+    n_neg = dec.size - n_pos
+    A, B = 0.0, float(np.log((n_neg + 1.0) / (n_pos + 1.0)))
+    fval = _platt_objective(dec, t, A, B)
+    for _ in range(max_iter):
+        f = dec * A + B
+        e = np.exp(-np.abs(f))
+        # p = P(y=1) = 1/(1+e^f), q = 1 - p, both computed without overflow
+        p = np.where(f >= 0, e / (1.0 + e), 1.0 / (1.0 + e))
+        q = 1.0 - p
+        d2 = p * q
+        h11 = 1e-12 + float(dec * dec @ d2)
+        h22 = 1e-12 + float(d2.sum())
+        h21 = float(dec @ d2)
+        d1 = t - p
+        g1 = float(dec @ d1)
+        g2 = float(d1.sum())
+        if abs(g1) < 1e-5 and abs(g2) < 1e-5:
+            break
+        det = h11 * h22 - h21 * h21
+        dA = -(h22 * g1 - h21 * g2) / det
+        dB = -(-h21 * g1 + h11 * g2) / det
+        gd = g1 * dA + g2 * dB
+        step = 1.0
+        while step >= 1e-10:
+            nA, nB = A + step * dA, B + step * dB
+            nf = _platt_objective(dec, t, nA, nB)
+            if nf < fval + 1e-4 * step * gd:
+                A, B, fval = nA, nB, nf
+                break
+            step /= 2.0
+        else:  # line search failed: at the optimum up to round-off
+            break
+    else:
+        if max_iter > 0:
+            warnings.warn("platt_fit reached max_iter", RuntimeWarning, stacklevel=2)
+    return A, B
+
+
+def platt_proba(dec: np.ndarray, A: float | np.ndarray, B: float | np.ndarray) -> np.ndarray:
+    """:math:`1/(1+\\exp(A f + B))`, computed without overflow (broadcasts A, B over columns)."""
+    f = np.asarray(dec, dtype=float) * A + B
+    e = np.exp(-np.abs(f))
+    return np.where(f >= 0, e / (1.0 + e), 1.0 / (1.0 + e))
+
+
+# ---------------------------------------------------------------------------------------------
+# Pairwise coupling
+# ---------------------------------------------------------------------------------------------
+def _full_pairwise(r: np.ndarray) -> np.ndarray:
+    """Fill r[:, j, i] = 1 − r[:, i, j] for i < j (upper triangle is authoritative); diagonal 0."""
+    r = np.array(r, dtype=float)
+    k = r.shape[-1]
+    iu = np.triu_indices(k, 1)
+    r[:, iu[1], iu[0]] = 1.0 - r[:, iu[0], iu[1]]
+    r[:, np.arange(k), np.arange(k)] = 0.0
+    return r
+
+
+def couple_hastie_tibshirani(
+    r: np.ndarray, n_pair: np.ndarray | None = None, tol: float = 1e-6, max_iter: int = 1000
+) -> tuple[np.ndarray, int]:
+    r"""Hastie–Tibshirani (1998) pairwise coupling with Weka's simultaneous fixed-point update.
+
+    Minimises
+    :math:`\sum_{i<j} n_{ij}[r_{ij}\log(r_{ij}/\mu_{ij}) + (1-r_{ij})\log((1-r_{ij})/(1-\mu_{ij}))]`,
+    :math:`\mu_{ij} = p_i/(p_i+p_j)`, over the simplex. Start :math:`p = 1/C`; repeat
+    :math:`p_i \leftarrow p_i\,\sum_{j\ne i} n_{ij} r_{ij} / \sum_{j\ne i} n_{ij}\mu_{ij}` for all i at
+    once (:math:`p_i = 0` if a sum is 0), renormalise, until :math:`\max_i|\Delta p_i| <` ``tol``
+    (per sample) or ``max_iter`` iterations.
+
+    Parameters
+    ----------
+    r : (n, C, C) pairwise probabilities; ``r[:, i, j]`` for i < j is
+        :math:`P(y=i\mid y\in\{i,j\})`, the lower triangle is ignored (taken as 1 − r_ij).
+    n_pair : (C, C) symmetric weights :math:`n_{ij}`; ones by default.
+
+    Returns
+    -------
+    p : (n, C) probabilities, rows sum to 1.
+    n_iter : the largest number of iterations any sample needed.
+    """
+    return _couple_ht(_full_pairwise(r), n_pair, tol, max_iter)
+
+
+def _couple_ht(r: np.ndarray, n_pair, tol: float, max_iter: int) -> tuple[np.ndarray, int]:
+    n, k, _ = r.shape
+    W = np.ones((k, k)) if n_pair is None else np.array(n_pair, dtype=float)
+    W = W.copy()
+    np.fill_diagonal(W, 0.0)
+    first = np.einsum("ij,nij->ni", W, r)
+    p = np.full((n, k), 1.0 / k)
+    active = np.arange(n)
+    n_iter = 0
+    for it in range(1, max_iter + 1):
+        pa = p[active]
+        den = pa[:, :, None] + pa[:, None, :]
+        mu = np.divide(pa[:, :, None], den, out=np.full_like(den, 0.5), where=den > 0)
+        second = np.einsum("ij,nij->ni", W, mu)
+        fa = first[active]
+        ok = (fa > 0) & (second > 0)
+        new = np.where(ok, pa * np.divide(fa, second, out=np.zeros_like(fa), where=ok), 0.0)
+        new /= new.sum(axis=1, keepdims=True)
+        delta = np.abs(new - pa).max(axis=1)
+        p[active] = new
+        n_iter = it
+        active = active[delta >= tol]
+        if active.size == 0:
+            break
+    return p, n_iter
+
+
+def couple_wu_lin_weng(r: np.ndarray) -> np.ndarray:
+    r"""Wu, Lin & Weng (2004) method 2 (LIBSVM's ``multiclass_probability``), solved exactly.
+
+    :math:`\min_p \tfrac12 p^\top Q p` s.t. :math:`\mathbf 1^\top p = 1`, with
+    :math:`Q_{tt} = \sum_{j\ne t} r_{jt}^2` and :math:`Q_{tj} = -r_{jt} r_{tj}`. The minimiser solves
+    :math:`\begin{pmatrix}Q & \mathbf 1\\ \mathbf 1^\top & 0\end{pmatrix}\binom{p}{b} = \binom{0}{1}`
+    (one batched (C+1)×(C+1) solve); WLW show it is non-negative for :math:`r_{ij}\in(0,1)`
+    (round-off negatives are clipped and the rows renormalised). LIBSVM iterates a coordinate
+    method to tolerance 0.005/C instead, so its values differ in the ~3rd decimal.
+
+    Parameters
+    ----------
+    r : (n, C, C) as in :func:`couple_hastie_tibshirani`.
+    """
+    return _couple_wlw(_full_pairwise(r))
+
+
+def _couple_wlw(r: np.ndarray) -> np.ndarray:
+    n, k, _ = r.shape
+    Q = -r * np.swapaxes(r, 1, 2)
+    diag = np.einsum("njt,njt->nt", r, r)
+    Q[:, np.arange(k), np.arange(k)] = diag
+    M = np.zeros((n, k + 1, k + 1))
+    M[:, :k, :k] = Q
+    M[:, :k, k] = 1.0
+    M[:, k, :k] = 1.0
+    rhs = np.zeros((n, k + 1, 1))
+    rhs[:, k, 0] = 1.0
+    p = np.linalg.solve(M, rhs)[:, :k, 0]
+    p = np.maximum(p, 0.0)
+    return p / p.sum(axis=1, keepdims=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# Classifiers
+# ---------------------------------------------------------------------------------------------
+class PairwiseCouplingSVC(ClassifierMixin, BaseEstimator):
+    r"""One-vs-one SVMs on a precomputed kernel, Platt-calibrated and pairwise-coupled.
+
+    See the module docstring for the method. ``fit(K, y, origin_sq_dist=None)`` takes the
+    training Gram matrix (n, n); ``predict``, ``predict_proba`` and ``decision_function`` take
+    the test-versus-training kernel (n_test, n_train).
+
+    Parameters
+    ----------
+    C : float or None, default None
+        Fixed SVM C for every pair, or None: Joachims' :math:`\hat C` per pair from that pair's
+        ``origin_sq_dist`` (required by ``fit`` then).
+    coupling : {"hastie_tibshirani", "wu_lin_weng"}, default "hastie_tibshirani"
+    n_folds : int, default 5
+        Folds of the internal CV that produces the decision values the Platt sigmoids are
+        fitted on (stratified per class, seeded by ``random_state``).
+    tol : float, default 1e-3
+        libsvm stopping tolerance of every SVC.
+    coupling_tol : float, default 1e-6
+    coupling_max_iter : int, default 1000
+        Hastie–Tibshirani fixed-point stopping rule.
+    random_state : int, RandomState or None
+        Seeds the Platt CV folds (None: not reproducible, as scikit-learn's convention).
+
+    Attributes
+    ----------
+    classes_ : (C,) labels.
+    pairs_ : (P, 2) class indices (i, j), i < j, in libsvm's order.
+    pair_C_ : (P,) the C of each pair's SVM.
+    pair_counts_ : (P,) training points of each pair (the Hastie–Tibshirani weights :math:`n_{ij}`).
+    support_ : (n_SV,) indices of the training points that are a support vector of some pair.
+    dual_coef_ : (n_SV, P) signed dual coefficients :math:`\alpha_i y_i` per pair (0 where the
+        point is not a support vector of that pair; y = +1 for class i).
+    intercept_ : (P,)
+    probA_, probB_ : (P,) Platt parameters.
+    """
+
+    def __init__(
+        self,
+        C: float | None = None,
+        coupling: str = "hastie_tibshirani",
+        n_folds: int = 5,
+        tol: float = 1e-3,
+        coupling_tol: float = 1e-6,
+        coupling_max_iter: int = 1000,
+        random_state=None,
+    ):
+        self.C = C
+        self.coupling = coupling
+        self.n_folds = n_folds
+        self.tol = tol
+        self.coupling_tol = coupling_tol
+        self.coupling_max_iter = coupling_max_iter
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = True
+        return tags
+
+    def _check_params(self) -> None:
+        if self.C is not None and not (isinstance(self.C, Real) and np.isfinite(self.C) and self.C > 0):
+            raise ValueError(f"C must be a positive number or None (Joachims' rule), got {self.C!r}")
+        if self.coupling not in COUPLINGS:
+            raise ValueError(f"coupling must be one of {COUPLINGS}, got {self.coupling!r}")
+        if not (isinstance(self.n_folds, Integral) and self.n_folds >= 2):
+            raise ValueError(f"n_folds must be an integer >= 2, got {self.n_folds!r}")
+
+    def _svc(self, C: float) -> SVC:
+        return SVC(kernel="precomputed", C=C, tol=self.tol)
+
+    def fit(self, K, y, origin_sq_dist=None):
+        """Train the C(C−1)/2 pairwise SVMs and their Platt sigmoids.
+
+        Parameters
+        ----------
+        K : (n, n) training Gram matrix.
+        y : (n,) labels.
+        origin_sq_dist : (n,) array or None
+            :math:`\\lVert\\phi(x_i)-\\phi(0)\\rVert^2` per training point
+            (:func:`fsbench.algorithms.kernels.origin_sq_distances`); required when ``C`` is None.
+        """
+        self._check_params()
+        K, y = validate_data(self, K, y, dtype=np.float64, ensure_min_samples=2)
+        if K.shape[0] != K.shape[1]:
+            raise ValueError(f"K must be a square training Gram matrix, got shape {K.shape}")
+        check_classification_targets(y)
+        self.classes_, yi = np.unique(y, return_inverse=True)
+        k = self.classes_.size
+        if k < 2:
+            raise ValueError(f"PairwiseCouplingSVC needs at least two classes; got {self.classes_!r}")
+        if self.C is None:
+            if origin_sq_dist is None:
+                raise ValueError("C=None (Joachims' rule) needs origin_sq_dist in fit")
+            d2 = np.asarray(origin_sq_dist, dtype=float).ravel()
+            if d2.shape != (K.shape[0],):
+                raise ValueError(f"origin_sq_dist must have shape ({K.shape[0]},), got {d2.shape}")
+        rng = check_random_state(self.random_state)
+        pairs, Cs, counts, svs, coefs, b, A, B = [], [], [], [], [], [], [], []
+        for i in range(k):
+            for j in range(i + 1, k):
+                idx = np.flatnonzero((yi == i) | (yi == j))
+                yb = np.where(yi[idx] == i, 1, -1)
+                C = float(self.C) if self.C is not None else joachims_C_from_sq_distances(d2[idx])
+                Kp = K[np.ix_(idx, idx)]
+                svc = self._svc(C).fit(Kp, yb)
+                sv, coef, icpt = _binary_parts(svc)
+                dec = self._cv_decisions(Kp, yb, C, rng)
+                a_, b_ = platt_fit(dec, yb)
+                pairs.append((i, j))
+                Cs.append(C)
+                counts.append(idx.size)
+                svs.append(idx[sv])
+                coefs.append(coef)
+                b.append(icpt)
+                A.append(a_)
+                B.append(b_)
+        support = np.unique(np.concatenate(svs)) if svs else np.zeros(0, dtype=int)
+        dual = np.zeros((support.size, len(pairs)))
+        for p, (sv, coef) in enumerate(zip(svs, coefs, strict=True)):
+            dual[np.searchsorted(support, sv), p] = coef
+        self.pairs_ = np.asarray(pairs, dtype=int).reshape(-1, 2)
+        self.pair_C_ = np.asarray(Cs)
+        self.pair_counts_ = np.asarray(counts)
+        self.support_ = support
+        self.dual_coef_ = dual
+        self.intercept_ = np.asarray(b)
+        self.probA_ = np.asarray(A)
+        self.probB_ = np.asarray(B)
+        return self
+
+    def _cv_decisions(self, Kp: np.ndarray, yb: np.ndarray, C: float, rng) -> np.ndarray:
+        """Out-of-fold decision values for the Platt fit (stratified folds; LIBSVM's ±1 fallback)."""
+        n = yb.size
+        fold = np.empty(n, dtype=int)
+        for lab in (1, -1):
+            members = np.flatnonzero(yb == lab)
+            fold[rng.permutation(members)] = np.arange(members.size) % self.n_folds
+        dec = np.zeros(n)
+        for f in range(self.n_folds):
+            test = np.flatnonzero(fold == f)
+            if test.size == 0:
+                continue
+            train = np.flatnonzero(fold != f)
+            ytr = yb[train]
+            n_pos = int((ytr > 0).sum())
+            if ytr.size == 0:
+                dec[test] = 0.0
+            elif n_pos == ytr.size:
+                dec[test] = 1.0
+            elif n_pos == 0:
+                dec[test] = -1.0
+            else:
+                svc = self._svc(C).fit(Kp[np.ix_(train, train)], ytr)
+                sv, coef, icpt = _binary_parts(svc)
+                dec[test] = Kp[np.ix_(test, train[sv])] @ coef + icpt
+        return dec
+
+    # -- prediction ---------------------------------------------------------------------
+    def _check_test_kernel(self, K, support_only: bool) -> np.ndarray:
+        check_is_fitted(self, "support_")
+        if not support_only:  # one column per training point (scikit-learn's n_features_in_ check)
+            return validate_data(self, K, dtype=np.float64, reset=False)
+        K = check_array(K, dtype=np.float64)
+        if K.shape[1] != self.support_.size:
+            raise ValueError(
+                f"K has {K.shape[1]} columns; expected one per support vector = {self.support_.size}"
+            )
+        return K
+
+    def pairwise_decision(self, K, support_only: bool = False) -> np.ndarray:
+        """Decision values (n, P) of the pairwise machines; positive favours the pair's first class.
+
+        ``K`` is (n, n_train), or (n, n_SV) with the columns ``support_`` only when
+        ``support_only`` (cheaper: callers evaluate the kernel against the support vectors only).
+        """
+        K = self._check_test_kernel(K, support_only)
+        Ks = K if support_only else K[:, self.support_]
+        return self._decision(Ks)
+
+    def _decision(self, Ks: np.ndarray) -> np.ndarray:
+        """Pairwise decision values from a kernel against ``support_`` (no validation)."""
+        return Ks @ self.dual_coef_ + self.intercept_
+
+    def pairwise_proba(self, dec: np.ndarray) -> np.ndarray:
+        """Pairwise probabilities (n, C, C), ``r[:, i, j]`` = P(i | i or j), from pairwise decisions."""
+        check_is_fitted(self, "support_")
+        k = self.classes_.size
+        rp = np.clip(platt_proba(dec, self.probA_, self.probB_), _MIN_PROB, 1.0 - _MIN_PROB)
+        r = np.zeros((rp.shape[0], k, k))
+        r[:, self.pairs_[:, 0], self.pairs_[:, 1]] = rp
+        r[:, self.pairs_[:, 1], self.pairs_[:, 0]] = 1.0 - rp
+        return r
+
+    def proba_from_decision(self, dec: np.ndarray) -> np.ndarray:
+        """Coupled class probabilities (n, C) from pairwise decision values (n, P)."""
+        r = self.pairwise_proba(dec)
+        if self.coupling == "wu_lin_weng":
+            return _couple_wlw(r)
+        k = self.classes_.size
+        W = np.zeros((k, k))
+        W[self.pairs_[:, 0], self.pairs_[:, 1]] = self.pair_counts_
+        W = W + W.T
+        return _couple_ht(r, W, self.coupling_tol, self.coupling_max_iter)[0]
+
+    def decision_function(self, K) -> np.ndarray:
+        r"""Log posteriors, so that ``predict`` is their argmax (two classes: the log-odds).
+
+        Two classes: shape (n,), :math:`\log p(c_1\mid x) - \log p(c_0\mid x)`, positive for
+        ``classes_[1]`` (scikit-learn's binary convention). More classes: (n, C),
+        :math:`\log p(c\mid x)`. The raw outputs of the pairwise SVMs are :meth:`pairwise_decision`.
+        """
+        return _log_posterior_scores(self.predict_proba(K))
+
+    def predict_proba(self, K) -> np.ndarray:
+        """Posterior probabilities (n, C) from the coupled Platt-calibrated pairwise machines."""
+        return self.proba_from_decision(self.pairwise_decision(K))
+
+    def predict(self, K) -> np.ndarray:
+        """Class of maximum coupled posterior probability (ties: the first class)."""
+        P = self.predict_proba(K)
+        return self.classes_[np.argmax(P, axis=1)]
+
+
+def _log_posterior_scores(P: np.ndarray) -> np.ndarray:
+    L = np.log(np.maximum(P, np.finfo(float).tiny))
+    return L[:, 1] - L[:, 0] if P.shape[1] == 2 else L
+
+
+def _binary_parts(svc: SVC) -> tuple[np.ndarray, np.ndarray, float]:
+    """(support indices, coefficients, intercept) with f(x) = K[:, sv] @ coef + b > 0 ⇔ class +1."""
+    # scikit-learn stores a binary SVC so that decision_function = K_sv @ dual_coef_[0] + intercept_
+    # and positive means classes_[1] (= +1 here, classes_ being [-1, 1]).
+    return svc.support_, svc.dual_coef_[0].copy(), float(svc.intercept_[0])
+
+
+class PairwiseKernelSVC(ClassifierMixin, BaseEstimator):
+    """:class:`PairwiseCouplingSVC` on raw features with a kernel from :mod:`fsbench.algorithms.kernels`.
+
+    ``fit(X, y)`` resolves the kernel's gamma rule on ``X``, builds the Gram matrix and, for
+    ``C=None``, the per-point origin distances of Joachims' rule; predictions evaluate the kernel
+    between the test rows and the support vectors only.
+
+    Parameters
+    ----------
+    kernel, gamma, degree, offset, scale
+        Kernel specification (:func:`fsbench.algorithms.kernels.make_kernel`); default RBF with
+        the median heuristic.
+    C, coupling, n_folds, tol, coupling_tol, coupling_max_iter, random_state
+        As in :class:`PairwiseCouplingSVC`.
+
+    Attributes
+    ----------
+    kernel_ : the resolved :class:`~fsbench.algorithms.kernels.Kernel`.
+    svc_ : the fitted :class:`PairwiseCouplingSVC`.
+    support_vectors_ : (n_SV, D) rows of ``X`` in ``svc_.support_``.
+    classes_
+    """
+
+    def __init__(
+        self,
+        kernel: str = "rbf",
+        gamma: float | str = "median",
+        degree: float = 3,
+        offset: float = 1.0,
+        scale: float = 1.0,
+        C: float | None = None,
+        coupling: str = "hastie_tibshirani",
+        n_folds: int = 5,
+        tol: float = 1e-3,
+        coupling_tol: float = 1e-6,
+        coupling_max_iter: int = 1000,
+        random_state=None,
+    ):
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.offset = offset
+        self.scale = scale
+        self.C = C
+        self.coupling = coupling
+        self.n_folds = n_folds
+        self.tol = tol
+        self.coupling_tol = coupling_tol
+        self.coupling_max_iter = coupling_max_iter
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
+        kern = make_kernel(
+            self.kernel, gamma=self.gamma, degree=self.degree, offset=self.offset, scale=self.scale
+        ).resolved(X)
+        d2 = origin_sq_distances(kern, X) if self.C is None else None
+        self.svc_ = PairwiseCouplingSVC(
+            C=self.C,
+            coupling=self.coupling,
+            n_folds=self.n_folds,
+            tol=self.tol,
+            coupling_tol=self.coupling_tol,
+            coupling_max_iter=self.coupling_max_iter,
+            random_state=self.random_state,
+        ).fit(kern.gram(X), y, origin_sq_dist=d2)
+        self.kernel_ = kern
+        self.classes_ = self.svc_.classes_
+        self.support_vectors_ = X[self.svc_.support_]
+        return self
+
+    def _support_kernel(self, X) -> np.ndarray:
+        check_is_fitted(self, "svc_")
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return self.kernel_.gram(X, self.support_vectors_)
+
+    def decision_function(self, X) -> np.ndarray:
+        """As :meth:`PairwiseCouplingSVC.decision_function` (log posteriors; binary: log-odds)."""
+        return _log_posterior_scores(self.predict_proba(X))
+
+    def pairwise_decision(self, X) -> np.ndarray:
+        """Raw pairwise SVM outputs (n, P), as :meth:`PairwiseCouplingSVC.pairwise_decision`."""
+        Ks = self._support_kernel(X)
+        return self.svc_.pairwise_decision(Ks, support_only=True)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Coupled posterior probabilities (n, C)."""
+        dec = self.pairwise_decision(X)
+        return self.svc_.proba_from_decision(dec)
+
+    def predict(self, X) -> np.ndarray:
+        """Class of maximum coupled posterior probability (ties: the first class)."""
+        P = self.predict_proba(X)
+        return self.classes_[np.argmax(P, axis=1)]

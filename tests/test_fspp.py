@@ -1,0 +1,97 @@
+"""FSPP (permutation sensitivity of coupled SVM posteriors) and its permuted-column Gram matrices."""
+
+import numpy as np
+import pytest
+
+from fsbench.algorithms.kernels import Kernel, feature_statistic, permuted_column_grams
+from fsbench.algorithms.sensitivity import FSPP
+from fsbench.algorithms.svm import PairwiseKernelSVC
+
+
+def _problem(seed=0, n=150, d=10):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = np.where(X[:, 0] > 0.5, 2, np.where(X[:, 1] * X[:, 2] > 0, 1, 0))
+    return X, y
+
+
+@pytest.mark.parametrize(
+    "kern", [Kernel("linear"), Kernel("rbf", gamma=0.3), Kernel("poly", degree=2, offset=0.5)], ids=str
+)
+def test_permuted_column_grams_match_explicit_permutation(kern):
+    rng = np.random.default_rng(0)
+    X, Z = rng.normal(size=(9, 4)), rng.normal(size=(5, 4))
+    perms = [rng.permutation(9) for _ in range(3)]
+    S = feature_statistic(kern, X, Z)
+    got = permuted_column_grams(kern, S, X[:, 2], Z[:, 2], perms)
+    want = []
+    for p in perms:
+        Xp = X.copy()
+        Xp[:, 2] = X[p, 2]
+        want.append(kern.gram(Xp, Z))
+    np.testing.assert_allclose(got, np.concatenate(want), rtol=1e-10)
+
+
+def test_informative_features_rank_top_and_ranking_is_complete():
+    X, y = _problem()
+    sel = FSPP(random_state=0).fit(X, y)
+    assert sorted(sel.ranking_) == list(range(1, 11))
+    assert set(np.flatnonzero(sel.ranking_ <= 3)) == {0, 1, 2}
+    assert sel.n_iter_ == 9
+    assert sel.scores_.shape == (10,)
+    assert np.argmax(sel.scores_) == 0
+    assert sel.transform(X).shape == X.shape  # n_features_to_select=None keeps all
+
+
+def test_deterministic_for_fixed_random_state():
+    X, y = _problem(1, n=90, d=6)
+    a = FSPP(random_state=5).fit(X, y)
+    b = FSPP(random_state=5).fit(X, y)
+    c = FSPP(random_state=6).fit(X, y)
+    np.testing.assert_array_equal(a.ranking_, b.ranking_)
+    np.testing.assert_array_equal(a.scores_, b.scores_)
+    assert not np.array_equal(a.scores_, c.scores_)
+
+
+def test_scores_equal_brute_force_permutation_of_the_data():
+    X, y = _problem(2, n=60, d=4)
+    sel = FSPP(n_permutations=3, coupling="hastie_tibshirani")
+    got = sel.sensitivities(X, y, np.random.RandomState(7))
+    # the same draws in the same order: classifier seed, then the permutations
+    rng = np.random.RandomState(7)
+    clf = PairwiseKernelSVC(coupling="hastie_tibshirani", random_state=int(rng.randint(2**31 - 1))).fit(X, y)
+    perms = [rng.permutation(60) for _ in range(3)]
+    P = clf.predict_proba(X)
+    want = []
+    for j in range(4):
+        diffs = []
+        for p in perms:
+            Xp = X.copy()
+            Xp[:, j] = X[p, j]
+            diffs.append(np.abs(P - clf.predict_proba(Xp)).sum(axis=1).mean())
+        want.append(np.mean(diffs))
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-9)
+
+
+def test_constant_feature_has_zero_sensitivity_and_ranks_last():
+    X, y = _problem(3, n=90, d=5)
+    X[:, 3] = 2.0
+    sel = FSPP(random_state=0).fit(X, y)
+    assert sel.scores_[3] == pytest.approx(0.0, abs=1e-12)
+    assert sel.ranking_[3] == 5
+
+
+def test_chunked_elimination_above_threshold():
+    X, y = _problem(4, n=80, d=12)
+    sel = FSPP(step=0.5, step_threshold=5, n_permutations=1, random_state=0).fit(X, y)
+    # 12 → 6 → 3 (chunks of 50 % above 5 features) → 2 → 1; with step=2: 12 → 10 → 8 → 6 → 4 → 3 → 2 → 1
+    assert sel.n_iter_ == 4
+    assert sorted(sel.ranking_) == list(range(1, 13))
+    assert FSPP(step=2, step_threshold=5, n_permutations=1, random_state=0).fit(X, y).n_iter_ == 4 + 3
+
+
+@pytest.mark.parametrize("params", [{"n_permutations": 0}, {"step": 0.0}, {"step_threshold": -1}])
+def test_invalid_parameters(params):
+    X, y = _problem(0, n=30, d=3)
+    with pytest.raises(ValueError):
+        FSPP(**params).fit(X, y)
