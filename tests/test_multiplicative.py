@@ -15,6 +15,7 @@ from fsbench.algorithms.multiplicative import (
     MultiplicativeScaling,
     _linear_svm_direction,
     kfda_directions,
+    kfda_normals,
 )
 from fsbench.data import open_dataset
 
@@ -67,6 +68,20 @@ def test_kfds_two_class_direction_is_regularised_fisher_solution():
     _, _, _, N = _dense_kfda(K, y, 1e-2)
     a = np.linalg.solve(N, K[:, y == 0].mean(axis=1) - K[:, y == 1].mean(axis=1))
     assert abs(a @ alphas[0]) / (np.linalg.norm(a) * np.linalg.norm(alphas[0])) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("n_classes", [2, 4])
+@pytest.mark.parametrize(("n", "d"), [(40, 6), (12, 30)])
+def test_kfda_primal_form_equals_dual(n_classes, n, d):
+    r = np.random.default_rng(6)
+    y = np.arange(n) % n_classes
+    X = r.normal(size=(n, d)) + y[:, None] * r.normal(size=d)
+    Wd, lam_d = kfda_normals(X, y, reg=1e-3, method="dual")
+    Wp, lam_p = kfda_normals(X, y, reg=1e-3, method="primal")
+    np.testing.assert_allclose(lam_p, lam_d, rtol=1e-6)
+    # directions agree up to sign (distinct eigenvalues here)
+    signs = np.sign(np.sum(Wd * Wp, axis=1))
+    np.testing.assert_allclose(Wp * signs[:, None], Wd, rtol=1e-5, atol=1e-8 * np.abs(Wd).max())
 
 
 def test_arom_direction_equals_primal_linear_svm():

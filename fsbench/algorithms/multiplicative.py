@@ -39,7 +39,6 @@ from sklearn.svm import SVC
 
 from fsbench.algorithms.base import BaseSelector, ranking_from_order
 from fsbench.algorithms.kernels import joachims_C, make_kernel
-from fsbench.algorithms.separability import class_averaging
 
 _AGGREGATES = ("l1", "l2")
 
@@ -260,13 +259,13 @@ def kfda_directions(K: np.ndarray, y: np.ndarray, reg: float = 1e-3) -> tuple[np
     n = K.shape[0]
     classes, inv, counts = np.unique(y, return_inverse=True, return_counts=True)
     n_classes = classes.size
-    L = class_averaging(inv)
-    R = K - L @ K  # (I - L) K; I - L is a symmetric projector, so N = RᵀR
+    onehot = (inv[:, None] == np.arange(n_classes)[None, :]).astype(float)
+    # (I - L) K: rows minus their class mean; I - L is a symmetric projector, so N = RᵀR
+    R = K - ((onehot / counts).T @ K)[inv]
     N = R.T @ R
     trN = float(np.trace(N))
-    mu = reg * trN / n if trN > 0 else reg * max(float(np.trace(K @ K)) / n, 1.0)
+    mu = reg * trN / n if trN > 0 else reg * max(float(np.sum(K * K)) / n, 1.0)
     N[np.diag_indices(n)] += mu
-    onehot = (inv[:, None] == np.arange(n_classes)[None, :]).astype(float)
     A = (onehot / counts - 1.0 / n) * np.sqrt(counts)
     U = K @ A
     cho = scipy.linalg.cho_factor(N)
@@ -281,12 +280,63 @@ def kfda_directions(K: np.ndarray, y: np.ndarray, reg: float = 1e-3) -> tuple[np
     return alphas, lam
 
 
+def kfda_normals(
+    X: np.ndarray, y: np.ndarray, reg: float = 1e-3, method: str = "auto"
+) -> tuple[np.ndarray, np.ndarray]:
+    r"""Normal vectors :math:`w_k = X^\top\alpha_k` of the linear-kernel KFDA (:func:`kfda_directions`).
+
+    ``method="dual"`` builds the n×n linear Gram matrix and calls :func:`kfda_directions`
+    (O(n³)). ``method="primal"`` gives the same vectors with d×d algebra only (O(nd² + d³)): with
+    :math:`K = XX^\top`, :math:`G = X^\top X`, the within-class scatter :math:`S = X^\top(I-L)X` and
+    :math:`P = X^\top A`, one has :math:`N_\mu = XSX^\top + \mu I`, :math:`U = XP`,
+    :math:`\operatorname{tr}N = \operatorname{tr}(SG)` and, by the push-through identity
+    :math:`(\mu I + XSX^\top)^{-1}X = X(\mu I + SG)^{-1}`,
+
+    .. math:: U^\top N_\mu^{-1}U = P^\top G(\mu I + SG)^{-1}P, \qquad
+       w = X^\top N_\mu^{-1}Uv = G(\mu I + SG)^{-1}Pv.
+
+    ``"auto"`` takes the primal form when d < n.
+
+    Returns
+    -------
+    W : (C−1, d) normal vectors (directions normalised to :math:`\alpha^\top N_\mu\alpha = 1`).
+    eigenvalues : (C−1,) Fisher ratios, descending.
+    """
+    n, d = X.shape
+    if method not in ("auto", "dual", "primal"):
+        raise ValueError(f"method must be 'auto', 'dual' or 'primal', got {method!r}")
+    if method == "dual" or (method == "auto" and d >= n):
+        alphas, lam = kfda_directions(make_kernel("linear").gram(X), y, reg=reg)
+        return alphas @ X, lam
+    classes, inv, counts = np.unique(y, return_inverse=True, return_counts=True)
+    n_classes = classes.size
+    onehot = (inv[:, None] == np.arange(n_classes)[None, :]).astype(float)
+    Xc = X - ((onehot / counts).T @ X)[inv]  # within-class centred rows: (I - L) X
+    S = Xc.T @ Xc
+    G = X.T @ X
+    SG = S @ G
+    trN = float(np.trace(SG))
+    mu = reg * trN / n if trN > 0 else reg * max(float(np.sum(G * G)) / n, 1.0)
+    P = X.T @ ((onehot / counts - 1.0 / n) * np.sqrt(counts))
+    Z = np.linalg.solve(SG + mu * np.eye(d), P)  # (μI + SG)⁻¹ P
+    GZ = G @ Z
+    Gm = P.T @ GZ
+    lam, V = np.linalg.eigh((Gm + Gm.T) / 2)
+    order = np.argsort(lam)[::-1][: n_classes - 1]
+    lam = np.maximum(lam[order], 0.0)
+    W = (GZ @ V[:, order]).T
+    with np.errstate(divide="ignore", invalid="ignore"):
+        W = np.where(lam[:, None] > 0, W / np.sqrt(lam)[:, None], 0.0)
+    return W, lam
+
+
 class KFDS(MultiplicativeScaling):
     r"""Kernel Fisher discriminant selection: multiplicative updates with the KFDA direction.
 
     Ramona et al. 2012, §IV-D, Algorithm 2: from :math:`w = \mathbf 1`, compute the scaled (linear)
     Gram matrix, the KFDA coefficients α (leading eigenvector of :math:`N^{-1}M`,
-    :func:`kfda_directions`), the normal vector :math:`w_h = \sum_i \alpha_i (w\circ x_i)` and
+    :func:`kfda_directions`; computed in the equivalent d×d primal form when d < n,
+    :func:`kfda_normals`), the normal vector :math:`w_h = \sum_i \alpha_i (w\circ x_i)` and
     update :math:`w \leftarrow w\circ|w_h|` "until convergence on scale factors". Only the linear
     kernel is possible (:math:`w_h` needs the explicit feature map), as in the paper.
 
@@ -351,6 +401,4 @@ class KFDS(MultiplicativeScaling):
             raise ValueError(f"reg must be a positive number, got {self.reg!r}")
 
     def _directions(self, Xs, y):
-        K = make_kernel("linear").gram(Xs)
-        alphas, lam = kfda_directions(K, y, reg=float(self.reg))
-        return alphas @ Xs, lam
+        return kfda_normals(Xs, y, reg=float(self.reg))
