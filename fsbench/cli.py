@@ -250,6 +250,19 @@ def datasets_verify(
         raise typer.Exit(2)
 
 
+@datasets_app.command("download")
+@user_errors
+def datasets_download(
+    name: Annotated[str, typer.Argument(help="Card name.")],
+    source: Annotated[str | None, typer.Option(help="Source id (default: the first url/openml one).")] = None,
+) -> None:
+    """Download a dataset's files into the cache (connected machines), verifying their sha256."""
+    from fsbench.data.download import fetch
+
+    for path in fetch(name, source_id=source):
+        typer.echo(str(path))
+
+
 # --------------------------------------------------------------------------- selectors
 @selectors_app.command("list")
 def selectors_list() -> None:
