@@ -12,6 +12,7 @@ from fsbench.algorithms.registry import available, get_selector
 #: Small budgets so that the checks run quickly; keys are registry names.
 FAST_PARAMS: dict[str, dict] = {
     "sas": {"max_iter": 5},
+    "r2w2": {"max_iter": 3},
     "scss": {"max_iter": 5},
     "sfs": {"max_iter": 5},
     "kfds": {"max_iter": 3},

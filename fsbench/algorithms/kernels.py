@@ -231,6 +231,51 @@ def joachims_C(kernel: Kernel, X: np.ndarray, w: np.ndarray | None = None) -> fl
     return 1.0 / (r * r)
 
 
+def joachims_C_gradient(kernel: Kernel, X: np.ndarray, w: np.ndarray) -> tuple[float, np.ndarray]:
+    r""":func:`joachims_C` and its derivative with respect to the scale factors ``w`` (O(N·D)).
+
+    With :math:`q_i = \sum_d w_d^2 x_{id}^2` and :math:`\delta_i = \lVert\phi(w\circ x_i)-\phi(0)\rVert`,
+    every kernel here gives :math:`\partial\delta_i^2/\partial w_d = 2 w_d x_{id}^2 h_i` with
+
+    * linear: :math:`h_i = 1`;
+    * RBF: :math:`\delta_i^2 = 2 - 2e^{-\gamma q_i}`, :math:`h_i = 2\gamma e^{-\gamma q_i}`;
+    * polynomial (:math:`o` offset, :math:`s` scale, :math:`\delta` degree):
+      :math:`h_i = \delta s\,(o + s q_i)^{\delta-1}` (:math:`k(x,0)`, :math:`k(0,0)` do not depend on w).
+
+    Then :math:`\partial\bar R/\partial w_d = \frac{w_d}{n}\sum_i x_{id}^2 h_i/\delta_i` (samples at the
+    origin, :math:`\delta_i = 0`, are skipped) and :math:`\partial\hat C/\partial w = -2\bar R^{-3}\,
+    \partial\bar R/\partial w`. Used by selectors whose objective contains :math:`\hat C(w)` itself,
+    e.g. the L2-soft-margin kernel :math:`K + I/\hat C` of R2W2.
+
+    Returns
+    -------
+    C : float
+    dC_dw : (D,) array
+    """
+    kernel = kernel.resolved(X)
+    w = np.asarray(w, dtype=float)
+    X2 = X * X
+    q = X2 @ (w * w)
+    if kernel.name == "linear":
+        d2 = q
+        h = np.ones_like(q)
+    elif kernel.name == "rbf":
+        e = np.exp(-kernel._gamma() * q)
+        d2 = 2.0 - 2.0 * e
+        h = 2.0 * kernel._gamma() * e
+    else:
+        base = kernel.offset + kernel.scale * q
+        d2 = base**kernel.degree - 2.0 * kernel.with_zero(X, w) + kernel.zero_zero()
+        h = kernel.degree * kernel.scale * np.power(base, kernel.degree - 1)
+    dist = np.sqrt(np.maximum(d2, 0.0))
+    r = float(np.mean(dist))
+    if not np.isfinite(r) or r <= 0:
+        return 1.0, np.zeros_like(w)
+    coef = np.divide(h, dist, out=np.zeros_like(dist), where=dist > 0)
+    dr = w * (X2.T @ coef) / X.shape[0]
+    return 1.0 / (r * r), -2.0 * dr / r**3
+
+
 # ---------------------------------------------------------------------------------------------
 # Feature-additive statistics: feature removal / replacement downdates (SVM-RFE, FSPP)
 # ---------------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ _SELECTORS: dict[str, str] = {
     "all": "fsbench.algorithms.filters:AllFeatures",
     "fisher": "fsbench.algorithms.filters:FisherScore",
     "sas": "fsbench.algorithms.alignment:SAS",
+    "r2w2": "fsbench.algorithms.radius_margin:R2W2",
     "rfe": "fsbench.algorithms.rfe:SVMRFE",
     "fspp": "fsbench.algorithms.sensitivity:FSPP",
     "scss": "fsbench.algorithms.separability:SCSS",
