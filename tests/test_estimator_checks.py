@@ -12,6 +12,9 @@ from fsbench.algorithms.registry import available, get_selector
 #: Small budgets so that the checks run quickly; keys are registry names.
 FAST_PARAMS: dict[str, dict] = {
     "sas": {"max_iter": 5},
+    "rfe_mkl_clinical": {"max_iter": 5},
+    "random_forest": {"n_estimators": 10},
+    "exhaustive_wrapper": {"d": 1, "cv": 3},
     "r2w2": {"max_iter": 3},
     "scss": {"max_iter": 5},
     "sfs": {"max_iter": 5},
