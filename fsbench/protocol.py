@@ -247,18 +247,26 @@ def svm_error(
     kernel: KernelConfig,
     C: str | float,
     classifier: str = "svm",
+    random_state: int | None = None,
 ) -> tuple[float, float, float]:
-    """Train the final SVM on a precomputed Gram matrix; return (error, balanced error, C used)."""
+    """Train the final SVM on a precomputed Gram matrix; return (error, balanced error, C).
+
+    ``svm``: scikit-learn's SVC (one-vs-one voting for multiclass) with one Ĉ from the whole training
+    set. ``svm_coupling``: fsbench's pairwise SVMs with Platt scaling and Hastie–Tibshirani coupling
+    (Ramona 2012 §V-B4), Ĉ per pair on that pair's points (ALGORITHMS.md §5 [D]); its internal Platt
+    cross-validation is seeded with ``random_state``. The C reported is the whole-set Ĉ (or the fixed C).
+    """
     kern = Kernel(kernel.name, kernel.gamma, kernel.degree, kernel.offset, kernel.scale).resolved(X_tr)
     c = joachims_C(kern, X_tr) if C == "joachims" else float(C)
     K_tr = kern.gram(X_tr)
     K_te = kern.gram(X_te, X_tr)
     if classifier == "svm_coupling":
+        from fsbench.algorithms.kernels import origin_sq_distances
         from fsbench.algorithms.svm import PairwiseCouplingSVC
 
-        clf = PairwiseCouplingSVC(C=c).fit(K_tr, y_tr)
+        clf = PairwiseCouplingSVC(C=None if C == "joachims" else c, random_state=random_state)
+        clf.fit(K_tr, y_tr, origin_sq_dist=origin_sq_distances(kern, X_tr))
     else:
-        # Multiclass: scikit-learn's one-vs-one voting with one Ĉ from the whole training set.
         clf = SVC(kernel="precomputed", C=c).fit(K_tr, y_tr)
     pred = clf.predict(K_te)
     err = float(np.mean(pred != y_te))
@@ -342,7 +350,9 @@ def run_task(task: Task) -> TaskResult:
         for S in grid:
             stage = f"training the SVM on the top {S} features"
             cols = np.sort(order[:S])
-            err, berr, c = svm_error(X_tr[:, cols], y_tr, X_te[:, cols], y_te, task.kernel, p.C, p.classifier)
+            err, berr, c = svm_error(
+                X_tr[:, cols], y_tr, X_te[:, cols], y_te, task.kernel, p.C, p.classifier, task.split_seed
+            )
             rows.append(
                 {
                     **base,
