@@ -1,0 +1,435 @@
+"""Speed benchmarks (issue 4): ``python -m benchmarks.run`` / ``make bench``.
+
+Four measurements, each printed with its target (PASS/MISS) and written to ``benchmarks/results/``:
+
+(a) ``a_sas_vs_reference.json`` — one SAS iteration with the RBF kernel (the scaled Gram matrix, the
+    alignment and its derivative, and the D scale-factor derivatives: what one accepted ascent step
+    costs) through fsbench's internals (``Kernel.gram`` → ``SAS._criterion`` → ``Kernel.scale_gradient``,
+    exactly the calls of ``ScaledKernelAscent._fit``), against :func:`benchmarks.reference.sas_iteration`
+    (one N×N derivative matrix per feature). Target: ≥ 20× at N = 1000, D = 200. As a cross-check,
+    ``(fit(max_iter=10, tol=0) − fit(max_iter=0)) / n_iter_`` of a full ``SAS`` fit is reported too; it
+    includes the Armijo trial steps (``grams_per_iter`` Gram matrices per accepted step).
+(b) ``b_sas_vs_floor.json`` — the same fsbench iteration against the floor of one N×N ``exp`` plus
+    three N×N×D GEMMs, timed in the same round-robin. Target: ≤ 2× (at every size).
+(c) ``c_rfe_vs_sklearn.json`` — linear SVM-RFE (``fsbench`` ``SVMRFE(kernel="linear", step=1, C)``)
+    against ``sklearn.feature_selection.RFE(SVC(kernel="linear", C=C), step=1,
+    n_features_to_select=1)`` on the same z-scored Weston linear toy; the two rankings must be
+    identical. Target: time ratio ≤ 1.0.
+
+``RESULTS.md`` is rendered from every JSON file present. Timing protocol: :mod:`benchmarks.timing`.
+Data: the Weston linear toy (:mod:`fsbench.data.synthetic`, ``n_features = D``), z-scored.
+
+Options: ``--out DIR``, ``--only a,b,c``, ``--repeats N``, ``--tiny`` (seconds-long smoke sizes for the
+tests; the targets are then not meaningful).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from benchmarks import reference
+from benchmarks.timing import METHOD, blas_summary, environment, measure
+
+RESULTS_DIR = Path(__file__).resolve().parent / "results"
+
+SAS_SIZES = [(500, 30), (500, 200), (1000, 30), (1000, 200), (2000, 30), (2000, 200)]
+SAS_TARGET_SIZE = (1000, 200)
+SPEEDUP_TARGET = 20.0
+FLOOR_TARGET = 2.0
+RFE_SIZE = (500, 100)
+RFE_TARGET = 1.0
+FIT_ITERS = 10
+#: CPU-seconds budget per function and size; the reference at N = 2000, D = 200 takes one (cold) call.
+REF_BUDGET_S = 6.0
+
+TINY = {"sas_sizes": [(60, 6), (80, 12)], "sas_target": (80, 12), "rfe_size": (40, 8), "repeats": 2}
+
+FILES = {"a": "a_sas_vs_reference.json", "b": "b_sas_vs_floor.json", "c": "c_rfe_vs_sklearn.json"}
+
+
+# --------------------------------------------------------------------------------------------- data
+def weston_data(N: int, D: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """z-scored Weston linear toy with D features (the 6 relevant ones first), labels ±1."""
+    from fsbench.data.synthetic import weston_linear
+
+    rng = np.random.default_rng(seed)
+    while True:
+        X, y = weston_linear(N, rng, n_features=D)
+        if np.unique(y).size == 2:
+            break
+    sd = X.std(axis=0)
+    return (X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0), y
+
+
+# --------------------------------------------------------------------------------------------- (a), (b)
+def _counting_sas():
+    from fsbench.algorithms.alignment import SAS
+
+    class CountingSAS(SAS):
+        """SAS that counts criterion evaluations (= Gram matrices: the start plus every trial step)."""
+
+        def _criterion(self, K, T):
+            self.n_criterion_ = getattr(self, "n_criterion_", 0) + 1
+            return super()._criterion(K, T)
+
+    return CountingSAS
+
+
+def sas_case(N: int, D: int, repeats: int, seed: int = 0) -> dict[str, object]:
+    """Time fsbench's SAS iteration, the reference, the floor operations and full SAS fits at (N, D)."""
+    from fsbench.algorithms.alignment import SAS
+
+    X, y = weston_data(N, D, seed)
+    y01 = (y > 0).astype(int)
+    sel = SAS(kernel="rbf", gamma="median")
+    kern = sel._kernel(X)  # the median width, resolved on X as in a fit
+    T = sel._target(y01)
+    w = np.random.default_rng(seed + 1).uniform(0.5, 1.5, D)
+
+    def fsbench_iteration():
+        K = kern.gram(X, w=w)
+        _, M = sel._criterion(K, T)
+        return kern.scale_gradient(X, M, K, w)
+
+    T_ref = reference.vert_target(y01)
+    CountingSAS = _counting_sas()
+    fits: dict[int, object] = {}
+
+    def fit(k: int) -> Callable[[], object]:
+        def run():
+            fits[k] = CountingSAS(kernel="rbf", gamma="median", max_iter=k, tol=0.0).fit(X, y)
+
+        return run
+
+    K0 = kern.gram(X, w=w)
+    _, M0 = sel._criterion(K0, T)
+    floor = reference.floor_ops(N, D, np.random.default_rng(seed + 2))
+    fns = {
+        "fsbench_iteration": fsbench_iteration,
+        # the three parts of the iteration, for the profile in (b)
+        "gram": lambda: kern.gram(X, w=w),
+        "criterion": lambda: sel._criterion(K0, T),
+        "scale_gradient": lambda: kern.scale_gradient(X, M0, K0, w),
+        "reference_iteration": lambda: reference.sas_iteration(X, T_ref, w, kern.gamma),
+        "exp_NxN": floor["exp_NxN"],
+        "gemm_NxNxD": floor["gemm_NxNxD"],
+        f"sas_fit_{FIT_ITERS}": fit(FIT_ITERS),
+        "sas_fit_0": fit(0),
+    }
+    reps = {k: repeats for k in fns}
+    reps.update(
+        {"reference_iteration": max(1, min(3, repeats)), f"sas_fit_{FIT_ITERS}": max(1, repeats // 3)}
+    )
+    reps["sas_fit_0"] = reps[f"sas_fit_{FIT_ITERS}"]
+    budget = {k: 30.0 for k in fns} | {"reference_iteration": REF_BUDGET_S}
+    t = measure(fns, repeats=reps, budget_s=budget)
+
+    g_fast = fsbench_iteration()
+    _, g_ref = reference.sas_iteration(X, T_ref, w, kern.gamma)
+    rel_err = float(np.max(np.abs(g_fast - g_ref)) / max(np.max(np.abs(g_ref)), 1e-300))
+    fk = fits[FIT_ITERS]
+    n_iter = int(fk.n_iter_)
+    fit_per_iter = (t[f"sas_fit_{FIT_ITERS}"].median - t["sas_fit_0"].median) / max(n_iter, 1)
+    it = t["fsbench_iteration"].median
+    floor_s = t["exp_NxN"].median + 3 * t["gemm_NxNxD"].median
+    return {
+        "N": N,
+        "D": D,
+        "gamma": kern.gamma,
+        "fsbench_iteration_s": it,
+        "reference_iteration_s": t["reference_iteration"].median,
+        "speedup": t["reference_iteration"].median / it,
+        "gradient_max_rel_diff": rel_err,
+        "floor_s": floor_s,
+        "floor_ratio": it / floor_s,
+        "exp_NxN_s": t["exp_NxN"].median,
+        "gemm_NxNxD_s": t["gemm_NxNxD"].median,
+        "gemm_gflops": 2.0 * N * N * D / t["gemm_NxNxD"].median / 1e9,
+        "gram_s": t["gram"].median,
+        "criterion_s": t["criterion"].median,
+        "scale_gradient_s": t["scale_gradient"].median,
+        "iteration_page_faults": t["fsbench_iteration"].as_dict()["median_page_faults"],
+        "fit_per_iteration_s": fit_per_iter,
+        "fit_n_iter": n_iter,
+        "fit_grams_per_iteration": (fk.n_criterion_ - 1) / max(n_iter, 1),
+        "timings": {k: v.as_dict() for k, v in t.items()},
+    }
+
+
+# --------------------------------------------------------------------------------------------- (c)
+def rfe_case(N: int, D: int, repeats: int, seed: int = 0) -> dict[str, object]:
+    """Time fsbench's linear SVM-RFE and scikit-learn's RFE(SVC(linear)) on the same data."""
+    from sklearn.feature_selection import RFE
+    from sklearn.svm import SVC
+
+    from fsbench.algorithms.kernels import Kernel, joachims_C
+    from fsbench.algorithms.rfe import SVMRFE
+
+    X, y = weston_data(N, D, seed)
+    # A fixed C for both: Joachims' C-hat of the whole training set (fsbench's default rule, evaluated once).
+    C = joachims_C(Kernel("linear"), X)
+    out: dict[str, object] = {}
+
+    def ours():
+        out["fsbench"] = SVMRFE(kernel="linear", step=1, C=C).fit(X, y).ranking_
+
+    def theirs():
+        out["sklearn"] = RFE(SVC(kernel="linear", C=C), step=1, n_features_to_select=1).fit(X, y).ranking_
+
+    t = measure({"fsbench_rfe": ours, "sklearn_rfe": theirs}, repeats=repeats, budget_s=60.0)
+    same = bool(np.array_equal(out["fsbench"], out["sklearn"]))
+    return {
+        "N": N,
+        "D": D,
+        "C": C,
+        "C_rule": "Joachims' C-hat of the full training set, fixed for every elimination step",
+        "fsbench_s": t["fsbench_rfe"].median,
+        "sklearn_s": t["sklearn_rfe"].median,
+        "ratio": t["fsbench_rfe"].median / t["sklearn_rfe"].median,
+        "same_ranking": same,
+        "n_rank_differences": int(np.sum(out["fsbench"] != out["sklearn"])),
+        "top10_fsbench": [int(i) for i in np.argsort(out["fsbench"])[:10]],
+        "timings": {k: v.as_dict() for k, v in t.items()},
+    }
+
+
+# --------------------------------------------------------------------------------------------- reports
+def verdict(ok: bool) -> str:
+    return "PASS" if ok else "MISS"
+
+
+def _header(env: dict[str, object], tiny: bool) -> dict[str, object]:
+    return {
+        "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "method": METHOD,
+        "tiny": tiny,
+        "cpu_model": env["cpu_model"],
+        "blas": blas_summary(env),
+        "environment": env,
+    }
+
+
+def _ms(s: float) -> str:
+    return f"{s * 1e3:.3g}" if s < 10 else f"{s * 1e3:.0f}"
+
+
+def render_markdown(out: Path) -> str:
+    """``RESULTS.md`` from the JSON files in ``out``."""
+    docs = {k: json.loads((out / f).read_text()) for k, f in FILES.items() if (out / f).exists()}
+    lines = ["# fsbench speed benchmarks", "", "Generated by `make bench` (`python -m benchmarks.run`)."]
+    first = next(iter(docs.values()), None)
+    if first is not None:
+        lines += [
+            "",
+            f"* CPU: {first['cpu_model']} ({first['environment']['cpu_count']} logical cores); "
+            f"BLAS: {first['blas']}",
+            f"* timing: {first['method']}",
+            f"* numpy {first['environment']['numpy']}, scipy {first['environment']['scipy']}, "
+            f"scikit-learn {first['environment']['scikit-learn']}, Python {first['environment']['python']}",
+        ]
+        if first.get("tiny"):
+            lines.append("* **tiny smoke sizes (`--tiny`): the targets are not meaningful**")
+    if "a" in docs:
+        a = docs["a"]
+        lines += [
+            "",
+            f"## (a) SAS iteration vs the per-feature reference — target ≥ {a['target']:g}× at "
+            f"N = {a['target_size'][0]}, D = {a['target_size'][1]}: **{a['verdict']}**",
+            "",
+            f"Run {a['date']}, load average at start {a['environment']['loadavg_1_5_15']}. RBF kernel, "
+            "median width, Weston linear toy (z-scored). *fsbench iteration* = `Kernel.gram` + "
+            "`SAS._criterion` + `Kernel.scale_gradient` (one accepted ascent step); *fit / iteration* = "
+            f"(SAS fit with max_iter={FIT_ITERS}, tol=0 − fit with max_iter=0) / n_iter, which includes the "
+            "Armijo trial steps (Gram matrices per step in the next column). Times: median CPU ms.",
+            "",
+            "| N | D | fsbench iteration | fit / iteration | Grams / step | reference | speedup | "
+            "max rel. gradient diff |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        for r in a["cases"]:
+            ref = r["timings"]["reference_iteration"]
+            note = " (1 cold run)" if ref["cold"] else f" ({ref['runs']} runs)"
+            lines.append(
+                f"| {r['N']} | {r['D']} | {_ms(r['fsbench_iteration_s'])} | "
+                f"{_ms(r['fit_per_iteration_s'])} | {r['fit_grams_per_iteration']:.2f} | "
+                f"{_ms(r['reference_iteration_s'])}{note} | "
+                f"{r['speedup']:.1f}× | {r['gradient_max_rel_diff']:.1e} |"
+            )
+    if "b" in docs:
+        b = docs["b"]
+        lines += [
+            "",
+            f"## (b) SAS iteration vs the floor (one N×N exp + 3 N×N×D GEMMs) — target ≤ {b['target']:g}×: "
+            f"**{b['verdict']}**",
+            "",
+            "Same runs as (a). GEMM = `A @ B.T` with distinct (N, D) operands (general dgemm, 2·N²·D flops). "
+            "The last columns split the fsbench iteration into its three calls (timed separately) and give "
+            "its minor page faults (first touches of fresh 4 KiB pages of N×N temporaries). "
+            "Times: median CPU ms.",
+            "",
+            "| N | D | fsbench iteration | exp N×N | GEMM N×N×D (GFLOP/s) | floor | ratio | | "
+            "gram / criterion / scale_gradient | page faults |",
+            "|---|---|---|---|---|---|---|---|---|---|",
+        ]
+        for r in b["cases"]:
+            lines.append(
+                f"| {r['N']} | {r['D']} | {_ms(r['fsbench_iteration_s'])} | {_ms(r['exp_NxN_s'])} | "
+                f"{_ms(r['gemm_NxNxD_s'])} ({r['gemm_gflops']:.1f}) | {_ms(r['floor_s'])} | "
+                f"{r['floor_ratio']:.2f}× | {verdict(r['floor_ratio'] <= b['target'])} | "
+                f"{_ms(r['gram_s'])} / {_ms(r['criterion_s'])} / {_ms(r['scale_gradient_s'])} | "
+                f"{r['iteration_page_faults']:.0f} |"
+            )
+    if "c" in docs:
+        c = docs["c"]
+        lines += [
+            "",
+            f"## (c) linear SVM-RFE vs scikit-learn RFE(SVC(kernel='linear')) — target ≤ {c['target']:g}×: "
+            f"**{c['verdict']}**",
+            "",
+        ]
+        if c.get("skipped"):
+            lines.append(f"Skipped: {c['skipped']}")
+        else:
+            r = c["case"]
+            lines += [
+                f"N = {r['N']}, D = {r['D']}, step = 1, fixed C = {r['C']:.4g} ({r['C_rule']}); "
+                f"run {c['date']}. Times: median CPU s.",
+                "",
+                "| N | D | fsbench rfe | sklearn RFE | ratio | same ranking |",
+                "|---|---|---|---|---|---|",
+                f"| {r['N']} | {r['D']} | {r['fsbench_s']:.3f} | {r['sklearn_s']:.3f} | {r['ratio']:.2f}× | "
+                f"{'yes' if r['same_ranking'] else 'NO (' + str(r['n_rank_differences']) + ' differ)'} |",
+            ]
+    return "\n".join(lines) + "\n"
+
+
+def _print(msg: str = "") -> None:
+    print(msg, flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m benchmarks.run", description=__doc__.split("\n")[0])
+    p.add_argument(
+        "--out", type=Path, default=RESULTS_DIR, help="output directory (default benchmarks/results)"
+    )
+    p.add_argument("--only", default="a,b,c", help="comma-separated subset of a,b,c ((a) and (b) share runs)")
+    p.add_argument("--repeats", type=int, default=None, help="timed runs per function (default 9; tiny 2)")
+    p.add_argument("--tiny", action="store_true", help="smoke-test sizes (seconds); targets not meaningful")
+    args = p.parse_args(argv)
+    parts = {s.strip() for s in args.only.split(",") if s.strip()}
+    if not parts <= set(FILES):
+        p.error(f"--only: expected a subset of a,b,c, got {args.only!r}")
+    tiny = args.tiny
+    sas_sizes = TINY["sas_sizes"] if tiny else SAS_SIZES
+    target_size = TINY["sas_target"] if tiny else SAS_TARGET_SIZE
+    rfe_size = TINY["rfe_size"] if tiny else RFE_SIZE
+    repeats = args.repeats or (TINY["repeats"] if tiny else 9)
+    out: Path = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    summary: list[str] = []
+    failed = False
+
+    with threadpool_limits(limits=1):
+        env = environment()
+        _print(f"CPU: {env['cpu_model']} ({env['cpu_count']} cores); BLAS: {blas_summary(env)}")
+        _print(f"timing: {METHOD}")
+        _print(f"load average at start: {env['loadavg_1_5_15']}")
+        if parts & {"a", "b"}:
+            head = _header(env, tiny)
+            cases = []
+            for N, D in sas_sizes:
+                r = sas_case(N, D, repeats)
+                cases.append(r)
+                _print(
+                    f"  SAS N={N:5d} D={D:4d}: fsbench {_ms(r['fsbench_iteration_s'])} ms/iter "
+                    f"(fit: {_ms(r['fit_per_iteration_s'])} ms/iter, "
+                    f"{r['fit_grams_per_iteration']:.2f} Grams/step)"
+                    f" | reference {_ms(r['reference_iteration_s'])} ms ({r['speedup']:.1f}x)"
+                    f" | floor {_ms(r['floor_s'])} ms ({r['floor_ratio']:.2f}x)"
+                )
+                if r["gradient_max_rel_diff"] > 1e-6:
+                    failed = True
+                    _print(f"  !! gradients differ from the reference: {r['gradient_max_rel_diff']:.2e}")
+            at = next(r for r in cases if (r["N"], r["D"]) == tuple(target_size))
+            if "a" in parts:
+                ok = at["speedup"] >= SPEEDUP_TARGET
+                doc = head | {
+                    "measurement": "SAS (RBF) per-iteration time vs a per-feature-matrix reference",
+                    "target": SPEEDUP_TARGET,
+                    "target_size": list(target_size),
+                    "verdict": verdict(ok),
+                    "cases": cases,
+                }
+                (out / FILES["a"]).write_text(json.dumps(doc, indent=1) + "\n")
+                summary.append(
+                    f"(a) SAS iteration speedup vs per-feature reference at N={target_size[0]}, "
+                    f"D={target_size[1]}: {at['speedup']:.1f}x (target >= {SPEEDUP_TARGET:g}x) {verdict(ok)}"
+                )
+            if "b" in parts:
+                worst = max(cases, key=lambda r: r["floor_ratio"])
+                ok = worst["floor_ratio"] <= FLOOR_TARGET
+                doc = head | {
+                    "measurement": "SAS (RBF) per-iteration time vs one NxN exp + three NxNxD GEMMs",
+                    "target": FLOOR_TARGET,
+                    "verdict": verdict(ok),
+                    "cases": [{k: v for k, v in r.items() if k != "timings"} for r in cases],
+                }
+                (out / FILES["b"]).write_text(json.dumps(doc, indent=1) + "\n")
+                summary.append(
+                    f"(b) SAS iteration / floor (one NxN exp + 3 NxNxD GEMMs), target <= {FLOOR_TARGET:g}x "
+                    f"at every size: worst {worst['floor_ratio']:.2f}x {verdict(ok)}"
+                )
+                summary += [
+                    f"      N={r['N']:5d} D={r['D']:4d}: {_ms(r['fsbench_iteration_s'])} ms / "
+                    f"{_ms(r['floor_s'])} ms = {r['floor_ratio']:.2f}x "
+                    f"{verdict(r['floor_ratio'] <= FLOOR_TARGET)}"
+                    for r in cases
+                ]
+        if "c" in parts:
+            head = _header(env, tiny)
+            try:
+                import fsbench.algorithms.rfe  # noqa: F401
+            except ImportError as exc:
+                doc = head | {
+                    "target": RFE_TARGET,
+                    "verdict": "SKIPPED",
+                    "skipped": f"rfe not importable: {exc}",
+                }
+                summary.append(f"(c) linear RFE vs sklearn RFE: SKIPPED ({exc})")
+            else:
+                r = rfe_case(*rfe_size, repeats=max(1, min(repeats, 5)))
+                ok = r["ratio"] <= RFE_TARGET and r["same_ranking"]
+                doc = head | {
+                    "measurement": "linear SVM-RFE (step=1, fixed C) vs sklearn RFE(SVC(kernel='linear'))",
+                    "target": RFE_TARGET,
+                    "verdict": verdict(ok),
+                    "case": r,
+                }
+                if not r["same_ranking"]:
+                    failed = True
+                summary.append(
+                    f"(c) linear rfe / sklearn RFE at N={r['N']}, D={r['D']}: {r['fsbench_s']:.3f} s / "
+                    f"{r['sklearn_s']:.3f} s = {r['ratio']:.2f}x (target <= {RFE_TARGET:g}x), same ranking: "
+                    f"{'yes' if r['same_ranking'] else 'NO'} {verdict(ok)}"
+                )
+            (out / FILES["c"]).write_text(json.dumps(doc, indent=1) + "\n")
+
+    (out / "RESULTS.md").write_text(render_markdown(out))
+    _print()
+    _print(f"load average at end: {[round(x, 2) for x in __import__('os').getloadavg()]}")
+    for line in summary:
+        _print(line)
+    _print(f"results: {out}/ ({', '.join(FILES[k] for k in sorted(parts))}, RESULTS.md)")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,79 @@
+"""Speed benchmarks (``benchmarks/``): the reference SAS gradient agrees with fsbench's, and the bench runs.
+
+Fast smoke tests only; the measurements themselves are ``make bench``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:  # `benchmarks` is a top-level package of the checkout, not installed
+    sys.path.insert(0, str(REPO))
+
+from benchmarks import reference  # noqa: E402
+from benchmarks import run as bench  # noqa: E402
+from benchmarks.timing import blas_summary, environment, measure  # noqa: E402
+from fsbench.algorithms.alignment import SAS  # noqa: E402
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_reference_iteration_matches_fsbench_gradient(n_classes):
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(40, 7))
+    y = rng.integers(0, n_classes, 40)
+    w = rng.uniform(0.3, 1.7, 7)
+    sel = SAS(kernel="rbf", gamma="median")
+    f, g = sel.criterion(X, y, w)
+    gamma = sel._kernel(X).gamma
+    a_ref, g_ref = reference.sas_iteration(X, reference.vert_target(y), w, gamma)
+    assert a_ref == pytest.approx(f, rel=1e-12)
+    np.testing.assert_allclose(g_ref, g, rtol=1e-10, atol=1e-14)
+
+
+def test_reference_target_is_fsbench_target():
+    y = np.array([0, 1, 2, 1, 0])
+    np.testing.assert_array_equal(reference.vert_target(y), SAS(target="vert")._target(y))
+
+
+def test_floor_ops_shapes():
+    ops = reference.floor_ops(12, 3, np.random.default_rng(0))
+    assert ops["exp_NxN"]().shape == (12, 12)
+    assert ops["gemm_NxNxD"]().shape == (12, 12)
+
+
+def test_measure_round_robin_and_budget():
+    calls = []
+    t = measure({"a": lambda: calls.append("a"), "b": lambda: calls.append("b")}, repeats={"a": 3, "b": 1})
+    assert [len(t["a"].cpu), len(t["b"].cpu)] == [3, 1]
+    assert calls[:4] == ["a", "b", "a", "b"]  # warm-ups, then round-robin
+    slow = measure({"s": lambda: sum(range(200_000))}, repeats=5, budget_s=0.0)
+    assert len(slow["s"].cpu) == 1 and slow["s"].cold  # warm-up over budget: one cold run
+
+
+def test_environment_records_cpu_and_blas():
+    env = environment()
+    assert env["cpu_model"] and env["cpu_count"] >= 1
+    assert "thread" in blas_summary(env)
+
+
+def test_bench_runs_on_tiny_sizes(tmp_path, capsys):
+    assert bench.main(["--tiny", "--repeats", "1", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    for part in ("(a)", "(b)", "(c)"):
+        assert part in out
+    assert "PASS" in out or "MISS" in out
+    a = json.loads((tmp_path / bench.FILES["a"]).read_text())
+    assert a["tiny"] and a["cpu_model"] and a["blas"] and "median CPU time" in a["method"]
+    assert all(r["gradient_max_rel_diff"] < 1e-8 and r["speedup"] > 0 for r in a["cases"])
+    b = json.loads((tmp_path / bench.FILES["b"]).read_text())
+    assert all(r["floor_s"] > 0 for r in b["cases"])
+    c = json.loads((tmp_path / bench.FILES["c"]).read_text())
+    assert c["case"]["same_ranking"]
+    md = (tmp_path / "RESULTS.md").read_text()
+    assert "## (a)" in md and "## (b)" in md and "## (c)" in md
