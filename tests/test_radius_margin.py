@@ -255,12 +255,21 @@ def test_all_zero_scale_factors_are_excluded():
     assert f == np.inf and not np.any(g)
 
 
-def test_weston_without_steps_keeps_input_order():
-    # max_iter = 0: no gradient step, all |σ| tie ⇒ elimination removes the highest indices first
-    X = np.random.default_rng(0).normal(size=(20, 6))
-    y = np.arange(20) % 2
-    est = R2W2(mode="weston", max_iter=0).fit(X, y)
-    assert est.order_.tolist() == list(range(6))
+@pytest.mark.parametrize("mode", ["spider", "weston"])
+def test_ties_in_scale_are_broken_by_gradient(mode):
+    # max_iter = 0: no step, all σ = 1 tie ⇒ the bound's gradient at σ = 1 orders the features
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 6))
+    y = (X[:, 4] > 0).astype(int)
+    est = R2W2(kernel="linear", l2_soft=True, mode=mode, max_iter=0).fit(X, y)
+    _, g = est.bound_and_gradient(X, y, np.ones(6))
+    by_gradient = np.argsort(g, kind="stable")
+    if mode == "spider":
+        assert est.order_.tolist() == by_gradient.tolist()
+        assert est.order_[0] == 4
+    else:  # the first round removes the 3 features with the largest gradient, the worst last
+        assert est.order_[-1] == by_gradient[-1]
+        assert set(est.order_[3:].tolist()) == set(by_gradient[3:].tolist())
 
 
 def test_multiclass_fit():

@@ -20,8 +20,8 @@ Method (ALGORITHMS.md §2.3 [D], "our own simple method"): pairwise (SMO-style) 
 * Stopping rule (§2.3): :math:`\max_i g_i - \min_{\beta_j>0} g_j < \text{tol}\cdot\max(1, |f|)`.
   Because f is concave, this gap bounds the distance to the optimum:
   :math:`f^* - f(\beta) \le \max_i g_i - \beta^\top g \le \max_i g_i - \min_{\beta_j>0} g_j`.
-* :math:`Q\beta` is updated with one column pair per step and recomputed exactly at the end (and every
-  ``n`` steps) so that rounding errors cannot accumulate.
+* The gradient and the value are updated with one column pair per step and recomputed exactly at the
+  end (and every ``n`` steps) so that rounding errors cannot accumulate.
 * Warm start: pass the previous solution as ``beta0`` (it is projected back on the simplex).
 """
 
@@ -88,17 +88,15 @@ def simplex_qp(
         max_iter = max(1000, 50 * n)
     qd = np.diag(Q).copy()
     beta = _start(beta0, n)
-    Qb = Q @ beta
+    g = c - 2.0 * (Q @ beta)
+    value = float(beta @ (c + g)) / 2.0  # c'b - b'Qb = b'(c + g)/2
     converged = False
     gap = np.inf
     it = 0
     while True:
-        g = c - 2.0 * Qb
         i = int(np.argmax(g))
         support = beta > 0
-        gmin = float(np.min(g[support]))
-        gap = float(g[i]) - gmin
-        value = float(c @ beta - beta @ Qb)
+        gap = float(g[i]) - float(np.min(g, where=support, initial=np.inf))
         if gap < tol * max(1.0, abs(value)):
             converged = True
             break
@@ -106,9 +104,8 @@ def simplex_qp(
             break
         # second-order choice of j among the support with g_j < g_i
         diff = g[i] - g
-        cand = support & (diff > 0)
         a = np.maximum(qd[i] + qd - 2.0 * Q[:, i], _TAU)
-        gain = np.where(cand, diff * diff / a, -np.inf)
+        gain = np.where(support & (diff > 0), diff * diff / a, -np.inf)
         j = int(np.argmax(gain))
         t = min(diff[j] / (2.0 * a[j]), beta[j]) if a[j] > _TAU else beta[j]
         if t <= 0:  # cannot happen for a valid pair; guard against an endless loop
@@ -118,15 +115,16 @@ def simplex_qp(
             beta[j] = 0.0
         else:
             beta[j] -= t
+        value += t * diff[j] - t * t * a[j]
         it += 1
-        if it % n == 0:
+        if it % n == 0:  # refresh: no accumulation of rounding errors
             beta /= beta.sum()
-            Qb = Q @ beta
+            g = c - 2.0 * (Q @ beta)
+            value = float(beta @ (c + g)) / 2.0
         else:
-            Qb += t * (Q[:, i] - Q[:, j])
+            g -= (2.0 * t) * (Q[:, i] - Q[:, j])
     beta /= beta.sum()
-    Qb = Q @ beta
-    value = float(c @ beta - beta @ Qb)
+    value = float(c @ beta - beta @ (Q @ beta))
     return SimplexQPResult(value=value, beta=beta, n_iter=it, converged=converged, gap=gap)
 
 

@@ -56,7 +56,7 @@ from scipy.optimize import minimize
 from sklearn.svm import SVC
 
 from fsbench.algorithms._qp import enclosing_ball_radius2
-from fsbench.algorithms.base import BaseSelector, ranking_from_order, ranking_from_scores
+from fsbench.algorithms.base import BaseSelector, ranking_from_order
 from fsbench.algorithms.kernels import Kernel, joachims_C, joachims_C_gradient, make_kernel
 
 MODES = ("spider", "weston")
@@ -116,6 +116,7 @@ class RadiusMarginBound:
         self.R2 = self.W2 = self.C = float("nan")
         self.alphas = np.zeros_like(Y, dtype=float)
         self.last_w: np.ndarray | None = None
+        self.last_grad: np.ndarray | None = None
         self._varying = np.ptp(X, axis=0) > 0
 
     def _svm_alphas(self, K: np.ndarray, C_svm: float) -> np.ndarray:
@@ -173,8 +174,16 @@ class RadiusMarginBound:
             grad = grad + np.trace(M) * dinvC
         self.R2, self.W2, self.C, self.alphas = R2, W2, C, A
         self.last_w = w.copy()
+        self.last_grad = grad
         self.n_evals += 1
         return R2 * W2, grad
+
+
+def _order_by_scale(features: np.ndarray, sigma: np.ndarray, grad: np.ndarray | None) -> np.ndarray:
+    """``features`` best first: by |σ| (descending), ties by the bound's gradient (most negative first:
+    increasing σ would lower the bound most), then by feature index."""
+    g = np.zeros(sigma.size) if grad is None else np.where(np.isfinite(grad), grad, 0.0)
+    return np.asarray(features)[np.lexsort((features, g, -np.abs(sigma)))]
 
 
 def binary_problems(y: np.ndarray) -> np.ndarray:
@@ -206,8 +215,10 @@ class R2W2(BaseSelector):
         ``"spider"`` (ALGORITHMS.md §2.4, the Spider ``r2w2_sel`` that Ramona et al. ran): one L-BFGS-B
         minimisation with bounds :math:`\sigma\ge 0`, at most ``max_iter`` iterations, ``ftol = tol`` and
         projected-gradient tolerance ``gtol = tol·‖g(1)‖∞`` [D: relative to the starting gradient,
-        since the bound has no natural scale]; features ranked by :math:`|\sigma|` (ties, e.g. several
-        σ at the bound 0, keep the input order).
+        since the bound has no natural scale]. [D] If the L-BFGS-B line search fails (the L1-margin
+        gradient is only approximate and can violate the Wolfe conditions; seen on 60×4026 linear
+        problems at the first iteration), the remaining iterations are projected-gradient steps as in
+        ``"weston"``, which only need a decrease of the bound. Features are ranked by :math:`|\sigma|`.
         ``"weston"`` (Weston 2000 as in ALGORITHMS.md §2.4 [D]): on the surviving set F, run up to
         ``min(10, max_iter)`` projected-gradient steps (Armijo backtracking, sufficient decrease
         :math:`f(\sigma^+) \le f(\sigma) + 10^{-4} g^\top(\sigma^+-\sigma)`, first trial step moving the
@@ -218,6 +229,10 @@ class R2W2(BaseSelector):
         None). Ranking: survivors by :math:`|\sigma|`, then removed features in reverse removal order
         (within a round, larger :math:`|\sigma|` first). Removed features are dropped from the data
         (σ = 0); Ĉ is re-estimated on the surviving features.
+        Ties in :math:`|\sigma|` (several σ at the bound 0, or σ = 1 when no step was taken) are broken
+        by the bound's gradient :math:`g_d` at the final σ, most negative first (the feature whose
+        growth would lower the bound most), then by feature index [D] — not by index alone, which
+        would favour whichever features come first.
     C : float or None, default None
         Fixed SVM C; None = Joachims' :math:`\hat C` of the current scaled kernel, re-estimated at every
         evaluation (Ramona §V-B).
@@ -328,12 +343,12 @@ class R2W2(BaseSelector):
         self.kernel_ = kern
         if self.mode == "spider":
             sigma, obj, n_iter, converged = self._fit_spider(kern, X, y)
-            order = None
+            order = _order_by_scale(np.arange(X.shape[1]), sigma, obj.last_grad)
         else:
             sigma, obj, n_iter, converged, order = self._fit_weston(kern, X, y)
         self.scale_factors_ = sigma
         self.scores_ = np.abs(sigma)
-        self.ranking_ = ranking_from_scores(self.scores_) if order is None else ranking_from_order(order)
+        self.ranking_ = ranking_from_order(order)
         self.bound_ = float(obj.R2 * obj.W2)
         self.radius2_ = float(obj.R2)
         self.margin2_ = float(obj.W2)
@@ -365,11 +380,18 @@ class R2W2(BaseSelector):
             options={"maxiter": self.max_iter, "ftol": self.tol, "gtol": gtol},
         )
         sigma = np.asarray(res.x, dtype=float)
+        n_iter = int(res.nit)
+        converged = bool(res.success) and n_iter < self.max_iter
+        if res.status == 2 and n_iter < self.max_iter:
+            # The line search failed: with the L1 soft margin the envelope gradient is only an
+            # approximation and can violate the Wolfe conditions. Go on with projected-gradient steps,
+            # which only need a decrease of the bound (Armijo), for the remaining budget.
+            sigma, steps, converged, _ = self._descend(obj, sigma, self.max_iter - n_iter, None)
+            n_iter += steps
         if not np.array_equal(obj.last_w, sigma):
             obj(sigma)  # so that bound_ and its factors describe the returned point
         self.n_evaluations_ = obj.n_evals
-        converged = bool(res.success) and res.nit < self.max_iter
-        return sigma, obj, res.nit, converged
+        return sigma, obj, n_iter, converged
 
     def _descend(self, obj: RadiusMarginBound, sigma: np.ndarray, n_steps: int, eta: float | None):
         """Projected gradient descent with Armijo backtracking; returns (σ, steps, converged, eta)."""
@@ -431,11 +453,12 @@ class R2W2(BaseSelector):
             if F.size <= S:
                 break
             m = max(1, math.ceil((F.size - S) / 2))
-            drop = np.lexsort((-F, np.abs(sF)))[:m]  # smallest |σ| first; ties: higher index first
+            drop = _order_by_scale(F, sF, obj.last_grad)[::-1][:m]  # worst first
+            drop = np.searchsorted(F, drop)
             removed.extend(F[drop].tolist())
             sigma[F[drop]] = 0.0
             F = np.delete(F, drop)
-        survivors = F[np.lexsort((F, -np.abs(sigma[F])))]
+        survivors = _order_by_scale(F, sigma[F], obj.last_grad)
         order = np.concatenate([survivors, np.asarray(removed[::-1], dtype=int)])
         self.n_evaluations_ = n_evals
         return sigma, obj, total_steps, all_converged, order
