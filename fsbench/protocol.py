@@ -17,7 +17,10 @@ Per task (Ramona 2012 §V; ALGORITHMS.md §0.2, §5, §13):
 2. Optionally z-score with the training mean/std (a constant training column is centred and left
    unscaled, std := 1, so it stays constant and harmless).
 3. Fit the selector on the training set (or on a stratified subset of ``n_select`` of it, Table V),
-   timing CPU (``time.process_time``) and wall time.
+   timing CPU (``time.process_time``) and wall time. The selector sees the columns in a random order
+   (a permutation from the split stream, mapped back afterwards): a selector that breaks ties by
+   feature index would otherwise favour low indices — where the Weston toys put their relevant
+   features — and look better than it is.
 4. For each S: an SVM (``SVC(kernel="precomputed")``) on the top-S features of the *same* training
    set with C = Joachims' Ĉ = 1/R̄² recomputed on that training set and feature subset (or a fixed C);
    record the test error and the balanced error.
@@ -325,19 +328,23 @@ def run_task(task: Task) -> TaskResult:
         selector = build_selector(task.selector, task.kernel, task.selector_seed)
         base["params"] = _json_params(selector)
         stage = "fitting the selector"
+        D = X_tr.shape[1]
+        perm = rng.permutation(D)  # column j of the selector's input is feature perm[j]
+        X_sel = np.ascontiguousarray(X_sel[:, perm])
         c0, w0 = time.process_time(), time.perf_counter()
         selector.fit(X_sel, y_sel)
         fit_cpu, fit_wall = time.process_time() - c0, time.perf_counter() - w0
         stage = "reading the ranking"
         rank = np.asarray(selector.ranking_)
-        D = X_tr.shape[1]
         if rank.shape != (D,) or sorted(rank.tolist()) != list(range(1, D + 1)):
             raise ValueError("ranking_ must be a complete order 1..D (1 = best)")
-        order = np.argsort(rank, kind="stable")
+        order = perm[np.argsort(rank, kind="stable")]  # original feature indices, best first
         ranking["order"] = " ".join(map(str, order.tolist()))
         scores = getattr(selector, "scores_", None)
-        if scores is not None:
-            ranking["scores"] = " ".join(f"{float(s):.10g}" for s in np.asarray(scores).ravel())
+        if scores is not None and np.size(scores) == D:
+            orig = np.empty(D)
+            orig[perm] = np.asarray(scores, dtype=float).ravel()
+            ranking["scores"] = " ".join(f"{float(s):.10g}" for s in orig)
         base.update(
             fit_cpu_s=fit_cpu,
             fit_wall_s=fit_wall,
