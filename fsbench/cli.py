@@ -1,7 +1,8 @@
 """``fsbench`` command line: a thin typer layer over runner, plots, report and data.
 
 Every user error (bad config, missing or corrupted data, refused resume) is printed as one line on
-stderr and exits with code 2 — no traceback.
+stderr and exits with code 2 — no traceback. ``fsbench run A.yaml B.yaml`` validates every config
+before the first one starts, so a bad B leaves nothing half done.
 """
 
 from __future__ import annotations
@@ -93,7 +94,7 @@ def run(
     """Run experiment config(s); finished tasks are saved at once and skipped when run again."""
     from fsbench.config import load_experiment
     from fsbench.runner import dry_run as do_dry_run
-    from fsbench.runner import run_experiment
+    from fsbench.runner import run_experiment, validate
 
     exps = [load_experiment(c, {"repeats": repeats, "seed": seed}) for c in configs]
     names = [e.name for e in exps]
@@ -101,6 +102,8 @@ def run(
         _fail(
             f"several configs share the experiment name(s) {sorted({n for n in names if names.count(n) > 1})}"
         )
+    for exp in exps:  # every config is checked before the first one starts
+        validate(exp)
     failed_total = 0
     for exp in exps:
         target = (out if len(exps) == 1 else out / exp.name) if out else Path("results") / exp.name

@@ -3,6 +3,11 @@
 Every problem is reported as a :class:`ConfigError` whose message is one line naming the file,
 the key path (``protocol.n_train[2]``) and what was expected, so the CLI can print it and exit 2
 before any work starts. The README documents every key with an annotated example.
+
+The file must be UTF-8 YAML with no repeated key in a mapping (PyYAML would silently keep the last
+one, e.g. of two ``protocol:`` blocks); numbers (C, gamma, degree, offset, scale) must be finite.
+Each :class:`DatasetEntry` remembers where every protocol key came from (``protocol.n_test`` or
+``dataset[1].protocol.n_test``), so checks made later against the dataset name the right key.
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import math
 from dataclasses import dataclass, field
 from numbers import Integral, Real
 from pathlib import Path
@@ -114,6 +120,12 @@ class DatasetEntry:
     spec: Any  # card name (str) or inline synthetic mapping
     protocol: ProtocolConfig
     kernels: tuple[KernelConfig, ...]
+    #: protocol key -> the key path it was set at (default: under the top-level ``protocol``).
+    protocol_keys: dict[str, str] = field(default_factory=dict, hash=False, compare=False)
+
+    def protocol_key(self, key: str) -> str:
+        """Key path of the protocol setting ``key`` for error messages, e.g. ``dataset[1].protocol.test``."""
+        return self.protocol_keys.get(key, f"protocol.{key}")
 
 
 @dataclass(frozen=True)
@@ -145,11 +157,13 @@ def load_experiment(path: str | Path, overrides: dict[str, Any] | None = None) -
     """
     path = Path(path)
     try:
-        text = path.read_text()
+        text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(path, "", f"cannot read config file ({exc.strerror})") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(path, "", f"not UTF-8 text (byte {exc.start}: {exc.reason})") from None
     try:
-        raw = yaml.safe_load(text)
+        raw = yaml.load(text, Loader=_UniqueKeyLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -174,6 +188,24 @@ def load_experiment(path: str | Path, overrides: dict[str, Any] | None = None) -
         else:  # pragma: no cover - programming error
             raise KeyError(key)
     return parse_experiment(raw, path)
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` that refuses a key repeated in one mapping (merge keys ``<<`` aside)."""
+
+    def construct_mapping(self, node, deep=False):
+        if isinstance(node, yaml.MappingNode):
+            seen: set[tuple[str, str]] = set()
+            for key_node, _ in node.value:
+                if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == "tag:yaml.org,2002:merge":
+                    continue
+                ident = (key_node.tag, key_node.value)
+                if ident in seen:
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"duplicate key {key_node.value!r}", key_node.start_mark
+                    )
+                seen.add(ident)
+        return super().construct_mapping(node, deep=deep)
 
 
 def parse_experiment(raw: dict[str, Any], source: str | Path = "<config>") -> Experiment:
@@ -325,16 +357,16 @@ class _Validator:
                     f"{kp}.gamma",
                     f"expected a positive number or one of {', '.join(GAMMA_RULES)}, got {gamma!r}",
                 )
-        elif isinstance(gamma, bool) or not isinstance(gamma, Real) or not gamma > 0:
+        elif isinstance(gamma, bool) or not isinstance(gamma, Real) or not 0 < gamma < math.inf:
             raise self.err(
                 f"{kp}.gamma", f"expected a positive number or one of {', '.join(GAMMA_RULES)}, got {gamma!r}"
             )
         degree = x.get("degree", 3)
-        if isinstance(degree, bool) or not isinstance(degree, Real) or not degree > 0:
+        if isinstance(degree, bool) or not isinstance(degree, Real) or not 0 < degree < math.inf:
             raise self.err(f"{kp}.degree", f"expected a positive number, got {degree!r}")
         for k in ("offset", "scale"):
-            if k in x and (isinstance(x[k], bool) or not isinstance(x[k], Real)):
-                raise self.err(f"{kp}.{k}", f"expected a number, got {_tname(x[k])} ({x[k]!r})")
+            if k in x and (isinstance(x[k], bool) or not isinstance(x[k], Real) or not math.isfinite(x[k])):
+                raise self.err(f"{kp}.{k}", f"expected a finite number, got {_tname(x[k])} ({x[k]!r})")
         if name != "rbf" and "gamma" in x:
             raise self.err(f"{kp}.gamma", f"gamma applies to the rbf kernel only, not {name!r}")
         if name != "poly" and any(k in x for k in ("degree", "offset", "scale")):
@@ -347,7 +379,9 @@ class _Validator:
             scale=float(x.get("scale", 1.0)),
         )
 
-    def protocol(self, base: dict, override: dict | None, kp_base: str, kp_over: str) -> ProtocolConfig:
+    def protocol(
+        self, base: dict, override: dict | None, kp_base: str, kp_over: str
+    ) -> tuple[ProtocolConfig, dict[str, str]]:
         self.keys(base, PROTOCOL_KEYS, kp_base)
         merged = dict(DEFAULT_PROTOCOL)
         merged.update(base)
@@ -384,7 +418,7 @@ class _Validator:
         if isinstance(C, str):
             if C != "joachims":
                 raise self.err(where("C"), f"expected 'joachims' or a positive number, got {C!r}")
-        elif isinstance(C, bool) or not isinstance(C, Real) or not C > 0:
+        elif isinstance(C, bool) or not isinstance(C, Real) or not 0 < C < math.inf:
             raise self.err(where("C"), f"expected 'joachims' or a positive number, got {C!r}")
         n_select = merged["n_select"]
         if n_select is not None:
@@ -396,6 +430,7 @@ class _Validator:
         clf = merged["classifier"]
         if clf not in CLASSIFIERS:
             raise self.err(where("classifier"), f"expected one of {', '.join(CLASSIFIERS)}, got {clf!r}")
+        keys = {k: where(k) for k in PROTOCOL_KEYS}
         return ProtocolConfig(
             n_train=n_train,
             n_test=n_test,
@@ -407,18 +442,15 @@ class _Validator:
             C=C if isinstance(C, str) else float(C),
             n_select=n_select,
             classifier=clf,
-        )
+        ), keys
 
     def dataset(self, e, kp: str, base_protocol: dict, base_kernels) -> DatasetEntry:
         if isinstance(e, str):
             if not e:
                 raise self.err(kp, "expected a dataset name")
+            proto, keys = self.protocol(base_protocol, None, "protocol", "")
             return DatasetEntry(
-                label=e,
-                key=kp,
-                spec=e,
-                protocol=self.protocol(base_protocol, None, "protocol", ""),
-                kernels=base_kernels,
+                label=e, key=kp, spec=e, protocol=proto, kernels=base_kernels, protocol_keys=keys
             )
         self.typ(e, kp, dict)
         self.keys(e, DATASET_KEYS, kp)
@@ -440,8 +472,10 @@ class _Validator:
             label = e.get("label", gen)
         self.typ(label, f"{kp}.label", str)
         kernels = self.kernels(e["kernel"], f"{kp}.kernel") if "kernel" in e else base_kernels
-        proto = self.protocol(base_protocol, e.get("protocol"), "protocol", f"{kp}.protocol")
-        return DatasetEntry(label=label, key=kp, spec=spec, protocol=proto, kernels=kernels)
+        proto, keys = self.protocol(base_protocol, e.get("protocol"), "protocol", f"{kp}.protocol")
+        return DatasetEntry(
+            label=label, key=kp, spec=spec, protocol=proto, kernels=kernels, protocol_keys=keys
+        )
 
     def selector(self, s, kp: str) -> SelectorConfig:
         if isinstance(s, str):

@@ -13,10 +13,18 @@ Output directory layout (schema version :data:`fsbench.protocol.SCHEMA_VERSION`,
     derived from the task files, in canonical order (config order of datasets, kernels, n_train,
     repeats, selectors; then S), rewritten atomically at the end of every run and periodically.
 ``run.lock``
-    owner host and pid while a run is active.
+    owner host and pid while a run is active. A second run on the directory is refused (exit 2) with
+    that host and pid; a lock whose pid is dead on this host is taken over; a lock from another host is
+    reported, never broken.
 
 Resuming (the default) skips every task whose file is valid, so a run killed at any point and
 started again with the same command ends with the same ``results.csv`` as an uninterrupted run.
+A resume is refused when the effective config differs from ``run.json`` (or ``run.json`` is missing
+or unreadable while task files exist), and when ``run.json`` names another git commit unless
+``--allow-mixed-code``; ``--fresh`` discards the task files and starts over.
+
+:func:`validate` opens every dataset (hashing and parsing card files) and checks every selector's
+parameters, so bad input stops the run before the lock, ``run.json`` or any task.
 """
 
 from __future__ import annotations
@@ -135,37 +143,31 @@ def validate(exp: Experiment) -> None:
         kp = entry.key
         p = entry.protocol
         try:
-            if isinstance(entry.spec, str):
-                card = get_card(entry.spec)
-                if not card.available():
-                    open_dataset(entry.spec)  # raises the detailed "missing file" DatasetError
-                n_samples, D = card.n_samples, card.n_features
-                synthetic = card.kind == "synthetic"
-                if synthetic:
-                    D = open_dataset(entry.spec).n_features
-            else:
-                ds = open_dataset(entry.spec)
-                synthetic, n_samples, D = (
-                    isinstance(ds, SyntheticDataset),
-                    getattr(ds, "n_samples", None),
-                    ds.n_features,
-                )
+            card = get_card(entry.spec) if isinstance(entry.spec, str) else None
+            # Opening a card dataset hashes and parses its files: a missing or altered file, or NaN/inf
+            # values the card does not allow, stop the run here (exit 2), not in every task.
+            ds = open_dataset(entry.spec)
+            synthetic, n_samples, D = (
+                isinstance(ds, SyntheticDataset),
+                getattr(ds, "n_samples", None),
+                ds.n_features,
+            )
         except DatasetError as exc:
             raise ConfigError(src, kp, str(exc)) from None
         if synthetic:
             if p.test is not None:
                 raise ConfigError(
                     src,
-                    f"{kp}.protocol.test",
+                    entry.protocol_key("test"),
                     f"synthetic dataset {entry.label!r} draws a fresh test set: give n_test, "
                     f"not test: {p.test}",
                 )
         else:
             if p.test == "official":
-                if not card.has_official_test:
+                if card is None or not card.has_official_test:
                     raise ConfigError(
                         src,
-                        f"{kp}.protocol.test",
+                        entry.protocol_key("test"),
                         f"dataset {entry.label!r} has no official test split; use n_test or test: rest",
                     )
                 need = max(p.n_train)
@@ -174,16 +176,19 @@ def validate(exp: Experiment) -> None:
             else:
                 need = max(p.n_train) + p.n_test
             if n_samples is not None and need > n_samples:
+                # Blame n_train if it alone leaves no room for a test set, else the test size.
+                alone = max(p.n_train) + (0 if p.test == "official" else 1)
+                blamed = "n_train" if alone > n_samples or p.test is not None else "n_test"
+                test = "" if p.test == "official" else f" + test ({'1+' if p.test == 'rest' else p.n_test})"
                 raise ConfigError(
                     src,
-                    f"{kp}.protocol.n_train",
-                    f"n_train ({max(p.n_train)}) + test ({'1+' if p.test == 'rest' else p.n_test}) "
-                    f"exceeds the {n_samples} samples of {entry.label!r}",
+                    entry.protocol_key(blamed),
+                    f"n_train ({max(p.n_train)}){test} exceeds the {n_samples} samples of {entry.label!r}",
                 )
         if p.n_features != "all" and max(p.n_features) > D:
             raise ConfigError(
                 src,
-                f"{kp}.protocol.n_features",
+                entry.protocol_key("n_features"),
                 f"S = {max(p.n_features)} exceeds the {D} features of {entry.label!r}",
             )
 
@@ -314,8 +319,9 @@ class RunLock:
                     ) from None
                 if _pid_alive(int(owner.get("pid", -1))):
                     raise RunError(
-                        f"{self.path}: another fsbench run (pid {owner.get('pid')}, since "
-                        f"{owner.get('since')}) is writing to this output directory"
+                        f"{self.path}: another fsbench run (pid {owner.get('pid')} on host "
+                        f"{owner.get('host')}, since {owner.get('since')}) is writing to this output "
+                        "directory"
                     ) from None
                 self.path.unlink(missing_ok=True)  # stale: its owner is dead
                 continue
@@ -433,6 +439,11 @@ def prepare_output(exp: Experiment, out: Path, *, fresh: bool, allow_mixed_code:
         for name in ("results.csv", "rankings.csv"):
             (out / name).unlink(missing_ok=True)
         previous = None
+    elif previous is None and any((out / "tasks").glob("*.json")):
+        raise RunError(
+            f"{out}: holds task results but no readable run.json, so their config cannot be checked; "
+            "use --out NEWDIR, or --fresh to discard them"
+        )
     elif previous is not None:
         if previous.get("config_hash") != exp.config_hash:
             raise RunError(

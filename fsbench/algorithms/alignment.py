@@ -18,10 +18,13 @@ vanishes).
 from __future__ import annotations
 
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils._param_validation import Interval, StrOptions
 
+from fsbench.algorithms.kernels import GAMMA_RULES
 from fsbench.algorithms.scaled import ScaledKernelAscent
 from fsbench.algorithms.targets import class_target
 
@@ -52,6 +55,25 @@ class SAS(ScaledKernelAscent):
     description = "scaled kernel-target alignment: gradient ascent on scale factors (multiclass)"
     citation = "Ramona, Richard & David 2012, IEEE TNNLS 23(10), Alg. 1"
 
+    #: scikit-learn parameter constraints: checked at the start of ``fit`` and by ``fsbench run`` before
+    #: any work starts (a config with e.g. ``max_iter: -1`` is refused with exit code 2).
+    _parameter_constraints: dict = {
+        "kernel": [StrOptions({"linear", "rbf", "poly"})],
+        "gamma": [Interval(Real, 0, np.inf, closed="neither"), StrOptions(set(GAMMA_RULES))],
+        "degree": [Interval(Real, 0, np.inf, closed="neither")],
+        "offset": [Interval(Real, -np.inf, np.inf, closed="neither")],
+        "scale": [Interval(Real, -np.inf, np.inf, closed="neither")],
+        "max_iter": [Interval(Integral, 0, None, closed="left")],
+        "tol": [Interval(Real, 0, np.inf, closed="left")],
+        "step_size": [Interval(Real, 0, np.inf, closed="neither")],
+        "target": [StrOptions({"vert", "uneven"})],
+        "n_features_to_select": [
+            Interval(Integral, 1, None, closed="left"),
+            Interval(Real, 0, 1, closed="neither"),
+            None,
+        ],
+    }
+
     def __init__(
         self,
         kernel: str = "linear",
@@ -77,6 +99,21 @@ class SAS(ScaledKernelAscent):
             n_features_to_select=n_features_to_select,
         )
         self.target = target
+
+    def fit(self, X, y):
+        """Validate the parameters, then rank the features of ``X`` for the labels ``y``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()
+        return super().fit(X, y)
 
     def _target(self, y):
         return class_target(y, self.target)
