@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import TINY, cli, cli_subprocess, result_dicts, subprocess_env, write_config
+from conftest import cli, cli_subprocess, result_dicts, write_config
 
 from fsbench.algorithms.alignment import SAS
 from fsbench.protocol import standardize
@@ -230,9 +230,3 @@ def test_single_class_training_draw_is_redrawn_and_recorded(tmp_path, pinned_com
     again = cli("run", cfg, "--out", tmp_path / "again", "--no-progress")
     assert again.exit_code == 0
     assert [int(r["redraws"]) for r in result_dicts(tmp_path / "again")] == redraws
-
-
-def test_subprocess_env_makes_tests_importable():
-    env = subprocess_env()
-    assert str(Path(__file__).resolve().parent) in env["PYTHONPATH"].split(":")
-    assert TINY["name"] == "tiny"
