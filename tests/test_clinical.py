@@ -284,6 +284,10 @@ def test_mkl_rfe_attributes():
     assert est.weights_.shape == (8,) and np.isclose(est.weights_.sum(), 1.0)
     assert len(est.mkl_iter_) == est.n_iter_
     assert np.all(np.diff(est.objective_) < 0)
+    cold = ClinicalMKLRFE(categorical=CAT, warm_start=False).fit(X, y)
+    assert set(cold.order_[:2]) == set(est.order_[:2]) == {0, 5}
+    np.testing.assert_allclose(cold.weights_, est.weights_)  # same first run (uniform start)
+    assert sum(est.mkl_iter_[1:]) <= sum(cold.mkl_iter_[1:])
 
 
 # ------------------------------------------------------------------------------ one-hot
