@@ -468,3 +468,44 @@ def joachims_C_from_sq_distances(d2: np.ndarray) -> float:
     if not np.isfinite(r) or r <= 0:
         return 1.0
     return 1.0 / (r * r)
+
+
+# ---------------------------------------------------------------------------------------------
+# Centring in feature space (kernel PCA, GDA/KDA): training statistics applied to any point
+# ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class GramCentering:
+    r"""Centring on the training mean in feature space, :math:`\tilde\phi(x) = \phi(x) - \bar\phi`.
+
+    With :math:`\bar\phi = \frac1N\sum_i \phi(x_i)` over the N training points, the statistics are the
+    column means :math:`\bar k_j = \frac1N\sum_i K_{ij}` of the training Gram matrix and its grand mean
+    :math:`\bar{\bar k}`, and for any point x with training kernel row :math:`k_x = (k(x, x_i))_i`
+
+    .. math:: \tilde k(x, x_j) = k(x, x_j) - \tfrac1N k_x^\top\mathbf 1 - \bar k_j + \bar{\bar k},
+       \qquad \lVert\tilde\phi(x)\rVert^2 = k(x, x) - \tfrac2N k_x^\top\mathbf 1 + \bar{\bar k}.
+
+    On the training set the first formula is :math:`\tilde K = HKH` with
+    :math:`H = I - \mathbf 1\mathbf 1^\top/N`; test points are centred with the *training* statistics
+    (never their own mean).
+    """
+
+    col_means: np.ndarray
+    grand_mean: float
+
+    @classmethod
+    def from_gram(cls, K: np.ndarray) -> GramCentering:
+        """Statistics of the (N, N) training Gram matrix ``K``."""
+        col = np.asarray(K, dtype=float).mean(axis=0)
+        return cls(col_means=col, grand_mean=float(col.mean()))
+
+    def center(self, Kt: np.ndarray) -> np.ndarray:
+        r"""Centred kernel values :math:`\tilde k(x, x_j)` from ``Kt`` (M, N) = :math:`k(x, x_j)`.
+
+        ``center(K_train)`` is :math:`HKH`.
+        """
+        Kt = np.asarray(Kt, dtype=float)
+        return Kt - Kt.mean(axis=1, keepdims=True) - self.col_means[None, :] + self.grand_mean
+
+    def center_diag(self, kxx: np.ndarray, Kt: np.ndarray) -> np.ndarray:
+        r""":math:`\lVert\tilde\phi(x)\rVert^2` from :math:`k(x, x)` (M,) and ``Kt`` (M, N)."""
+        return np.asarray(kxx, dtype=float) - 2.0 * np.asarray(Kt, dtype=float).mean(axis=1) + self.grand_mean
