@@ -29,6 +29,18 @@ _SELECTORS: dict[str, str] = {
     "sfs": "fsbench.algorithms.alignment:SFS",
     "kfds": "fsbench.algorithms.multiplicative:KFDS",
     "arom": "fsbench.algorithms.multiplicative:AROM",
+    # kernel-space transformers (kind = "transform", no ranking_): Xu 2011, Cao 2007, Liu 2011
+    "kobl": "fsbench.algorithms.kernel_space:KOBL",
+    "kgs": "fsbench.algorithms.kernel_space:KGS",
+    "kpca": "fsbench.algorithms.kernel_space:KPCA",
+    "takes": "fsbench.algorithms.kernel_space:TAKES",
+    "kgs_kffs": "fsbench.algorithms.kernel_space:KGSKFFS",
+    "fskgs": "fsbench.algorithms.kernel_space:FSKGS",
+    "fskpca": "fsbench.algorithms.kernel_space:FSKPCA",
+    "gda": "fsbench.algorithms.discriminant:GDA",
+    "kda": "fsbench.algorithms.discriminant:KDA",
+    "kife": "fsbench.algorithms.discriminant:KIFE",
+    "mmi": "fsbench.algorithms.discriminant:MMI",
 }
 
 
