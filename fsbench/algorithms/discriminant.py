@@ -442,10 +442,18 @@ class KIFE(KernelSpaceTransformer):
     unlike the spec's :math:`\eta = 0.1/\lVert g\rVert_F`: B from GDA is dominated by the whitened
     small-eigenvalue directions), then Armijo backtracking (halving, sufficient increase
     :math:`10^{-4}\eta\lVert g\rVert^2`). The trial is *not* grown from step to step: on a 200-point
-    synthetic problem doubling it made the surrogate ascent wander and the test 1-NN accuracy fall from 0.85
-    to 0.63 in 100 steps, while the fixed trust region raised it to 0.87–0.89. Stops after ``max_iter``
-    steps, when backtracking fails (e.g. zero gradient: every neighbourhood pure), or when the relative
+    synthetic problem (two classes by radius in 2 of 4 dimensions; test 1-NN accuracy 0.85 at the GDA start)
+    doubling it made the surrogate ascent wander down to 0.63 after 100 steps; with the fixed trust region
+    0.87 after 30 steps, 0.85 after 100, 0.88 with the validated step count. Stops after ``max_iter``
+    steps, when backtracking fails (e.g. zero gradient: every neighbourhood pure — also the case when GDA
+    already collapses each training class, so KIFE then returns its GDA start), or when the relative
     increase of a step falls below ``tol``.
+
+    Measured (z-scored data, RBF median rule, 1-NN test accuracy; iris 105/45 mean of 5 splits, satimage
+    1800/2000 D = 2 and letter 2000/1500 D = 8 one split each): GDA .951/.651/.730, MMI .947/.790/.800,
+    KIFE defaults .938/.782/.779, KIFE 24 steps without validation .942/.804/.772, KIFE ``counts="global"``
+    .956/.643/.718, KIFE k = N−1 (quadratic MI) .911/.789/.710. Liu et al. report 96.7/90.5/89.9 (GDA),
+    96.7/89.5/88.6 (MMI), 97.3/91.3/92.1 (KIFE) with unstated kernel widths.
 
     Number of steps [V: "by cross-validation"; D]: with ``validation_fraction`` a stratified split of the
     training data is held out, the ascent runs on the rest, and the number of steps t* with the best 1-NN
