@@ -224,9 +224,9 @@ class TaskStore:
         self.dir.mkdir(parents=True, exist_ok=True)
 
     def clean_partials(self) -> int:
-        """Remove temp files left by a killed run; they are never read as results."""
+        """Remove temp files left by a killed run (task files and tables); never read as results."""
         n = 0
-        for tmp in self.dir.glob(".*.tmp"):
+        for tmp in [*self.dir.glob(".*.tmp"), *self.dir.parent.glob(".*.tmp")]:
             tmp.unlink(missing_ok=True)
             n += 1
         return n
@@ -530,15 +530,25 @@ def run_experiment(
                 par = joblib.Parallel(n_jobs=n_jobs, return_as="generator_unordered", batch_size=1)
                 last_flush = time.monotonic()
                 done = skipped
-                for result in par(joblib.delayed(_run_one)(t) for t in todo):
-                    store.put(result)
-                    n_failed_now += result.status != "ok"
-                    done += 1
-                    if progress:
-                        progress(done, len(tasks))
-                    if time.monotonic() - last_flush > flush_seconds:
-                        write_tables(out, tasks, store)
-                        last_flush = time.monotonic()
+                try:
+                    for result in par(joblib.delayed(_run_one)(t) for t in todo):
+                        store.put(result)
+                        n_failed_now += result.status != "ok"
+                        done += 1
+                        if progress:
+                            progress(done, len(tasks))
+                        if time.monotonic() - last_flush > flush_seconds:
+                            write_tables(out, tasks, store)
+                            last_flush = time.monotonic()
+                except Exception as exc:
+                    # A worker died (segfault, out of memory) or the cluster went away: an error of one
+                    # task inside Python is recorded by run_task and never reaches this point.
+                    write_tables(out, tasks, store)
+                    first = str(exc).splitlines()[0] if str(exc) else ""
+                    raise RunError(
+                        f"{out}: execution stopped after {done - skipped} task(s): {type(exc).__name__}: "
+                        f"{first}; finished tasks are saved, run the same command to resume"
+                    ) from None
         n_done, n_failed = write_tables(out, tasks, store)
         info["finished"] = _now()
         info.update(n_tasks=len(tasks), n_done=n_done, n_failed=n_failed)

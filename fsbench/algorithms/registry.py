@@ -74,8 +74,11 @@ def resolve(name: str) -> type:
     module_name, _, attr = path.partition(":")
     try:
         module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise UnknownSelectorError(f"cannot import selector module {module_name!r}: {exc}") from None
+    except Exception as exc:  # ImportError, but also a syntax error in a user's module
+        msg = str(exc).splitlines()[0] if str(exc) else ""
+        raise UnknownSelectorError(
+            f"cannot import selector module {module_name!r}: {type(exc).__name__}: {msg}"
+        ) from None
     cls = getattr(module, attr, None)
     if cls is None or not isinstance(cls, type):
         raise UnknownSelectorError(f"module {module_name!r} has no class {attr!r}")
