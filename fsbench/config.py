@@ -25,7 +25,7 @@ import yaml
 
 from fsbench.algorithms.kernels import GAMMA_RULES, KERNELS
 
-CLASSIFIERS = ("svm", "svm_coupling")
+CLASSIFIERS = ("svm", "svm_coupling", "knn")
 TEST_MODES = ("rest", "official")
 
 TOP_KEYS = {"name", "description", "paper", "notes", "seed", "dataset", "selectors", "kernel", "protocol"}
@@ -40,6 +40,7 @@ PROTOCOL_KEYS = {
     "C",
     "n_select",
     "classifier",
+    "k",
 }
 KERNEL_KEYS = {"name", "gamma", "degree", "offset", "scale"}
 SELECTOR_KEYS = {"name", "params", "label"}
@@ -55,6 +56,7 @@ DEFAULT_PROTOCOL: dict[str, Any] = {
     "C": "joachims",
     "n_select": None,
     "classifier": "svm",
+    "k": 1,
 }
 
 
@@ -104,6 +106,7 @@ class ProtocolConfig:
     C: str | float
     n_select: int | None
     classifier: str
+    k: int = 1  # neighbours of the knn classifier
 
 
 @dataclass(frozen=True)
@@ -430,6 +433,9 @@ class _Validator:
         clf = merged["classifier"]
         if clf not in CLASSIFIERS:
             raise self.err(where("classifier"), f"expected one of {', '.join(CLASSIFIERS)}, got {clf!r}")
+        k_nn = self.integer(merged["k"], where("k"), minimum=1)
+        if "k" in merged and merged["k"] != 1 and clf != "knn":
+            raise self.err(where("k"), f"k applies to classifier: knn only, not {clf!r}")
         keys = {k: where(k) for k in PROTOCOL_KEYS}
         return ProtocolConfig(
             n_train=n_train,
@@ -442,6 +448,7 @@ class _Validator:
             C=C if isinstance(C, str) else float(C),
             n_select=n_select,
             classifier=clf,
+            k=k_nn,
         ), keys
 
     def dataset(self, e, kp: str, base_protocol: dict, base_kernels) -> DatasetEntry:

@@ -277,6 +277,47 @@ def svm_error(
     return err, berr, c
 
 
+def classify(
+    Z_tr: np.ndarray,
+    y_tr: np.ndarray,
+    Z_te: np.ndarray,
+    y_te: np.ndarray,
+    kernel: KernelConfig,
+    protocol: ProtocolConfig,
+    random_state: int | None = None,
+) -> tuple[float, float, float]:
+    """The protocol's final classifier on given features; returns (error, balanced error, C).
+
+    ``knn``: scikit-learn's k-nearest-neighbour classifier (Euclidean, ``protocol.k`` neighbours; the
+    1-NN of TAKES and KIFE's ``knnclassify``); C is NaN. Otherwise :func:`svm_error`.
+    """
+    if protocol.classifier == "knn":
+        from sklearn.neighbors import KNeighborsClassifier
+
+        k = min(protocol.k, len(y_tr))
+        pred = KNeighborsClassifier(n_neighbors=k).fit(Z_tr, y_tr).predict(Z_te)
+        err = float(np.mean(pred != y_te))
+        return err, float(1.0 - balanced_accuracy_score(y_te, pred)), float("nan")
+    return svm_error(Z_tr, y_tr, Z_te, y_te, kernel, protocol.C, protocol.classifier, random_state)
+
+
+def is_transform(est) -> bool:
+    """Kernel-space feature extractors (``kind = "transform"``, or a fitted estimator with
+    ``transform`` but no ``ranking_``) are evaluated on their output dimensions."""
+    kind = getattr(type(est), "kind", None)
+    if kind is not None:
+        return kind == "transform"
+    return not hasattr(est, "ranking_") and hasattr(est, "transform")
+
+
+def transform_grid(protocol: ProtocolConfig, dim: int) -> list[int]:
+    """S values for a transformer with ``dim`` output dimensions: the requested S ≤ dim, plus dim itself
+    (its own, possibly data-dependent, choice — e.g. TAKES is a single point in Xu 2011 Figs. 2–3)."""
+    if protocol.n_features == "all":
+        return [dim]
+    return sorted({s for s in protocol.n_features if s <= dim} | {dim})
+
+
 def n_features_grid(protocol: ProtocolConfig, n_features: int) -> list[int]:
     return [n_features] if protocol.n_features == "all" else list(protocol.n_features)
 
@@ -334,32 +375,40 @@ def run_task(task: Task) -> TaskResult:
         c0, w0 = time.process_time(), time.perf_counter()
         selector.fit(X_sel, y_sel)
         fit_cpu, fit_wall = time.process_time() - c0, time.perf_counter() - w0
-        stage = "reading the ranking"
-        rank = np.asarray(selector.ranking_)
-        if rank.shape != (D,) or sorted(rank.tolist()) != list(range(1, D + 1)):
-            raise ValueError("ranking_ must be a complete order 1..D (1 = best)")
-        order = perm[np.argsort(rank, kind="stable")]  # original feature indices, best first
-        ranking["order"] = " ".join(map(str, order.tolist()))
-        scores = getattr(selector, "scores_", None)
-        if scores is not None and np.size(scores) == D:
-            orig = np.empty(D)
-            orig[perm] = np.asarray(scores, dtype=float).ravel()
-            ranking["scores"] = " ".join(f"{float(s):.10g}" for s in orig)
         base.update(
             fit_cpu_s=fit_cpu,
             fit_wall_s=fit_wall,
             n_iter=int(getattr(selector, "n_iter_", 0) or 0),
             converged=bool(getattr(selector, "converged_", True)),
         )
+        if is_transform(selector):
+            # Kernel-space methods (TAKES, KIFE, ...): a learnt map; its output columns are ordered best
+            # first, and "S features" means the first S output dimensions.
+            stage = "transforming the data"
+            Z_tr = np.asarray(selector.transform(X_tr[:, perm]), dtype=float)
+            Z_te = np.asarray(selector.transform(X_te[:, perm]), dtype=float)
+            dim = Z_tr.shape[1]
+            grid = transform_grid(p, dim)
+            views = [(S, Z_tr[:, :S], Z_te[:, :S]) for S in grid]
+        else:
+            stage = "reading the ranking"
+            rank = np.asarray(selector.ranking_)
+            if rank.shape != (D,) or sorted(rank.tolist()) != list(range(1, D + 1)):
+                raise ValueError("ranking_ must be a complete order 1..D (1 = best)")
+            order = perm[np.argsort(rank, kind="stable")]  # original feature indices, best first
+            ranking["order"] = " ".join(map(str, order.tolist()))
+            scores = getattr(selector, "scores_", None)
+            if scores is not None and np.size(scores) == D:
+                orig = np.empty(D)
+                orig[perm] = np.asarray(scores, dtype=float).ravel()
+                ranking["scores"] = " ".join(f"{float(s):.10g}" for s in orig)
+            grid = [D] if getattr(selector, "baseline_all", False) else n_features_grid(p, D)
+            views = [(S, X_tr[:, np.sort(order[:S])], X_te[:, np.sort(order[:S])]) for S in grid]
 
-        grid = [D] if getattr(selector, "baseline_all", False) else n_features_grid(p, D)
         rows = []
-        for S in grid:
-            stage = f"training the SVM on the top {S} features"
-            cols = np.sort(order[:S])
-            err, berr, c = svm_error(
-                X_tr[:, cols], y_tr, X_te[:, cols], y_te, task.kernel, p.C, p.classifier, task.split_seed
-            )
+        for S, Z_tr, Z_te in views:
+            stage = f"training the {p.classifier} classifier on {S} features"
+            err, berr, c = classify(Z_tr, y_tr, Z_te, y_te, task.kernel, p, task.split_seed)
             rows.append(
                 {
                     **base,

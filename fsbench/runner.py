@@ -118,6 +118,7 @@ def expand(exp: Experiment, commit: str = "unknown") -> list[Task]:
 def validate(exp: Experiment) -> None:
     """Everything that can be checked before any work starts; raises ConfigError / DatasetError."""
     src = exp.source
+    rankers = []
     for i, sel in enumerate(exp.selectors):
         kp = f"selectors[{i}]"
         try:
@@ -139,6 +140,8 @@ def validate(exp: Experiment) -> None:
                 f"{kp}.params.kernel",
                 f"{sel.name} supports kernels {', '.join(supported)}, not {sel.params['kernel']!r}",
             )
+        if getattr(type(est), "kind", "rank") != "transform" and not getattr(est, "baseline_all", False):
+            rankers.append(sel.label)
     for entry in exp.datasets:
         kp = entry.key
         p = entry.protocol
@@ -185,7 +188,9 @@ def validate(exp: Experiment) -> None:
                     entry.protocol_key(blamed),
                     f"n_train ({max(p.n_train)}){test} exceeds the {n_samples} samples of {entry.label!r}",
                 )
-        if p.n_features != "all" and max(p.n_features) > D:
+        # Rankers select among the D input features; transformers (kernel-space methods) may output
+        # more dimensions than D, and S values beyond their output are skipped (protocol.transform_grid).
+        if p.n_features != "all" and max(p.n_features) > D and rankers:
             raise ConfigError(
                 src,
                 entry.protocol_key("n_features"),

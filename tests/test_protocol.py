@@ -80,3 +80,36 @@ def test_seed_derivation_is_stable_and_name_dependent():
     seeds = {derive_seed(1, "split", "sonar", 100, r) for r in range(50)}
     assert len(seeds) == 50
     assert derive_seed(1, "split", "sonar", 100, 0) != derive_seed(2, "split", "sonar", 100, 0)
+
+
+def test_transformers_are_evaluated_on_their_output_dimensions():
+    proto = ProtocolConfig(
+        n_train=(80,),
+        n_test=60,
+        test=None,
+        repeats=1,
+        stratify=True,
+        standardize=True,
+        n_features=(1, 2, 500),
+        C="joachims",
+        n_select=None,
+        classifier="knn",
+        k=1,
+    )
+    task = Task(
+        experiment="t",
+        dataset="weston_nonlinear",
+        spec="weston_nonlinear",
+        kernel=KernelConfig("rbf"),
+        selector=SelectorConfig(label="kpca", name="kpca"),
+        n_train=80,
+        repeat=0,
+        protocol=proto,
+        seed=1,
+    )
+    res = run_task(task)
+    assert res.status == "ok", res.rows[0]["message"]
+    S = [r["n_features"] for r in res.rows]
+    # requested S <= output dimension, plus the transformer's own dimension; 500 > dim is skipped
+    assert S[:2] == [1, 2] and 2 < S[-1] < 500 and len(S) == 3
+    assert all(np.isnan(r["C"]) for r in res.rows) and res.ranking["order"] == ""
