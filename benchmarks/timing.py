@@ -33,7 +33,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 METHOD = (
-    "one BLAS thread (threadpoolctl), one benchmark at a time; one warm-up call, then round-robin calls of "
+    "one BLAS thread (threadpoolctl), glibc malloc tuned as in fsbench's workers (fsbench._malloc), one "
+    "benchmark at a time; one warm-up call, then round-robin calls of "
     "the compared functions; value = median CPU time (time.process_time) over the runs (wall time also "
     "recorded); a function whose warm-up call exceeds its budget is timed by that single call (cold)"
 )

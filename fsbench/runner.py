@@ -373,8 +373,12 @@ def _now() -> str:
 
 # --------------------------------------------------------------------------- execution
 def _run_one(task: Task):
-    """Worker entry point: one BLAS thread per task, on every backend."""
+    """Worker entry point: one BLAS thread per task, on every backend; freed N×N temporaries reused."""
     from threadpoolctl import threadpool_limits
+
+    from fsbench._malloc import tune_malloc
+
+    tune_malloc()
 
     with threadpool_limits(limits=1):
         return run_task(task)

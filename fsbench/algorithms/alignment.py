@@ -118,19 +118,26 @@ class SAS(ScaledKernelAscent):
     def _target(self, y):
         return class_target(y, self.target)
 
+    def _prepare(self, kern, X, y, T):
+        self.target_norm_ = float(np.linalg.norm(T))  # fixed during the ascent: computed once
+
     def _criterion(self, K, T):
-        return alignment(K, T)
+        return alignment(K, T, self.target_norm_)
 
 
-def alignment(K: np.ndarray, T: np.ndarray) -> tuple[float, np.ndarray]:
-    """Kernel-target alignment and its derivative with respect to the entries of ``K``."""
+def alignment(K: np.ndarray, T: np.ndarray, target_norm: float | None = None) -> tuple[float, np.ndarray]:
+    """Kernel-target alignment and its derivative with respect to the entries of ``K``.
+
+    ``target_norm`` (:math:`\lVert T\rVert_F`) may be passed when it is fixed across calls.
+    """
     kt = float(np.vdot(K, T))
     nk = float(np.linalg.norm(K))
-    nt = float(np.linalg.norm(T))
+    nt = float(np.linalg.norm(T)) if target_norm is None else float(target_norm)
     if nk == 0.0 or nt == 0.0:
         return 0.0, np.zeros_like(K)
     a = kt / (nk * nt)
-    M = T / (nk * nt) - (a / (nk * nk)) * K
+    M = np.multiply(T, 1.0 / (nk * nt))
+    M -= (a / (nk * nk)) * K
     return a, M
 
 

@@ -47,7 +47,11 @@ def sq_distances(X: np.ndarray, Z: np.ndarray | None = None) -> np.ndarray:
     Z = X if Z is None else Z
     xx = np.einsum("ij,ij->i", X, X)
     zz = xx if Z is X else np.einsum("ij,ij->i", Z, Z)
-    D2 = xx[:, None] + zz[None, :] - 2.0 * (X @ Z.T)
+    # In place on the GEMM's output: N×N temporaries cost more than the GEMM itself when D is small.
+    D2 = X @ Z.T
+    D2 *= -2.0
+    D2 += xx[:, None]
+    D2 += zz[None, :]
     np.maximum(D2, 0.0, out=D2)
     if Z is X:
         np.fill_diagonal(D2, 0.0)
@@ -139,9 +143,13 @@ class Kernel:
         if self.name == "linear":
             return Xw @ Zw.T
         if self.name == "rbf":
-            D2 = sq_distances(Xw, None if Z is None else Zw)
-            return np.exp(-self._gamma() * D2)
-        return (self.offset + self.scale * (Xw @ Zw.T)) ** self.degree
+            K = sq_distances(Xw, None if Z is None else Zw)
+            K *= -self._gamma()
+            return np.exp(K, out=K)
+        K = Xw @ Zw.T
+        K *= self.scale
+        K += self.offset
+        return np.power(K, self.degree, out=K)
 
     def diag(self, X: np.ndarray, w: np.ndarray | None = None) -> np.ndarray:
         """:math:`k_w(x_i, x_i)` without forming the Gram matrix."""
@@ -185,10 +193,10 @@ class Kernel:
         if self.name == "linear":
             return 2.0 * w * _quad_forms(X, M)
         if self.name == "rbf":
-            P = M * K
-            X2 = X * X
-            row = P.sum(axis=1) + P.sum(axis=0)
-            t = X2.T @ row - 2.0 * _quad_forms(X, P)
+            P = np.multiply(M, K)
+            row = P.sum(axis=1)
+            row += P.sum(axis=0)
+            t = (X * X).T @ row - 2.0 * _quad_forms(X, P)
             return -2.0 * self._gamma() * w * t
         # polynomial: ∂K/∂w_d = δ·base^{δ-1}·s·2 w_d x_d z_d, base = K^{1/δ}
         base = self.offset + self.scale * ((X * w) @ (X * w).T)
