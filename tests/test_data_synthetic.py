@@ -98,7 +98,7 @@ def test_n_features_param_pads_noise() -> None:
         ({"generator": "weston_linear", "params": {"sigma": 1}}, "unknown param 'sigma'"),
         ({"generator": "weston_linear", "params": {"noise_sd": "big"}}, "must be a number"),
         ({"generator": "weston_linear", "params": {"noise_sd": -1}}, "noise_sd"),
-        ({"generator": "weston_linear", "params": {"n_features": 3}}, ">= 6"),
+        ({"generator": "weston_linear", "params": {"n_features": 0}}, ">= 1"),
         ({"generator": "weston_linear", "params": {"n_features": 7.5}}, "integer"),
         ({"params": {}}, "'generator' \\(required\\)"),
         ({"generator": "weston_linear", "seed": 1}, "unknown: seed"),
@@ -120,3 +120,13 @@ def test_sample_argument_checks() -> None:
 def test_resolve_generator_fills_defaults() -> None:
     r = resolve_generator("weston_nonlinear", {"noise_sd": 1})
     assert r.params == {"noise_sd": 1.0, "n_features": 52} and r.n_features == 52
+
+
+def test_weston_linear_truncated_below_six_features_keeps_the_first_columns():
+    full = open_dataset({"generator": "weston_linear", "params": {"n_features": 6}})
+    five = open_dataset({"generator": "weston_linear", "params": {"n_features": 5}})
+    Xf, yf = full.sample(50, np.random.default_rng(3))
+    X5, y5 = five.sample(50, np.random.default_rng(3))
+    assert X5.shape == (50, 5)
+    np.testing.assert_array_equal(yf, y5)
+    np.testing.assert_array_equal(Xf[:, :5], X5)
