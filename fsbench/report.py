@@ -137,7 +137,9 @@ def write_report(results_dir: Path, paper: str | None = None, out: Path | None =
         summary_lines, paper_text = paper_sections(paper, all_df, root)
         head += summary_lines
         sections.insert(0, paper_text)
-    shares = rank_shares(all_df)
+    from fsbench.paper_compare import method_frame
+
+    shares = rank_shares(method_frame(all_df))  # one row per method even where configs label it differently
     if not shares.empty:
         rows = [
             [r.selector, str(int(r.cells)), _pct(r.first), _pct(r.second), _pct(r.rest), _pct(r.tied_first)]

@@ -61,7 +61,8 @@ def paired_ttests(df: pd.DataFrame, value: str = "error", alpha: float = 0.05) -
                     "significant": bool(p < alpha) if p == p else False,
                 }
             )
-    return pd.DataFrame(rows)
+    cols = [*CELL, "a", "b", "mean_diff", "t", "p", "n_pairs", "significant"]
+    return pd.DataFrame(rows, columns=cols)
 
 
 def ranks(

@@ -62,3 +62,9 @@ def test_welch():
     p = welch_from_summary(10.0, 1.0, 30, 10.0, 1.0, 30)
     assert p == pytest.approx(1.0)
     assert welch_from_summary(10.0, 1.0, 30, 12.0, 1.0, 30) < 1e-6
+
+
+def test_single_selector_gives_an_empty_test_table_with_columns():
+    df = _table()
+    t = paired_ttests(df[df.selector == "a"])
+    assert t.empty and {"dataset", "a", "b", "significant"} <= set(t.columns)
