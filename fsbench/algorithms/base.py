@@ -78,7 +78,15 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         -------
         self
         """
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
+        allow_nan = self.__sklearn_tags__().input_tags.allow_nan  # NaN = missing, for selectors that say so
+        X, y = validate_data(
+            self,
+            X,
+            y,
+            dtype=np.float64,
+            ensure_min_samples=2,
+            ensure_all_finite="allow-nan" if allow_nan else True,
+        )
         check_classification_targets(y)
         self.classes_, y_idx = np.unique(y, return_inverse=True)
         if self.classes_.size < 2:

@@ -52,8 +52,6 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.svm import SVC
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import validate_data
 
 from fsbench.algorithms.base import BaseSelector, ranking_from_order
 from fsbench.algorithms.clinical_kernel import (
@@ -76,25 +74,8 @@ _MAX_HALVINGS = 30
 # shared pieces
 # ---------------------------------------------------------------------------------------------
 class _NaNTolerantSelector(BaseSelector):
-    """:class:`BaseSelector` whose ``fit`` accepts NaN (missing values); inf is still rejected."""
-
-    def fit(self, X, y):
-        """Rank the features of ``X`` (NaN = missing) for the labels ``y``; returns self."""
-        X, y = validate_data(
-            self, X, y, dtype=np.float64, ensure_min_samples=2, ensure_all_finite="allow-nan"
-        )
-        check_classification_targets(y)
-        self.classes_, y_idx = np.unique(y, return_inverse=True)
-        if self.classes_.size < 2:
-            raise ValueError(
-                f"{type(self).__name__} needs at least two classes; got only {self.classes_[0]!r}"
-            )
-        self.n_iter_ = 0
-        self.converged_ = True
-        self._fit(X, y_idx)
-        if sorted(np.asarray(self.ranking_).tolist()) != list(range(1, X.shape[1] + 1)):
-            raise RuntimeError(f"{type(self).__name__} produced an incomplete ranking")
-        return self
+    """:class:`BaseSelector` whose ``fit`` accepts NaN (missing values; the ``allow_nan`` input tag);
+    inf is still rejected."""
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
