@@ -100,7 +100,7 @@ class ProtocolConfig:
     n_test: int | None
     test: str | None  # None (use n_test) | "rest" | "official"
     repeats: int
-    stratify: bool
+    stratify: bool | str  # True (proportional), False, or "balanced" (equal count per class)
     standardize: bool
     n_features: tuple[int, ...] | str  # S values, or "all"
     C: str | float
@@ -412,9 +412,10 @@ class _Validator:
                 )
             n_test = self.integer(n_test, where("n_test"), minimum=1)
         repeats = self.integer(merged["repeats"], where("repeats"), minimum=1)
-        for k in ("stratify", "standardize"):
-            if not isinstance(merged[k], bool):
-                raise self.err(where(k), f"expected true or false, got {merged[k]!r}")
+        if not isinstance(merged["standardize"], bool):
+            raise self.err(where("standardize"), f"expected true or false, got {merged['standardize']!r}")
+        if not (isinstance(merged["stratify"], bool) or merged["stratify"] == "balanced"):
+            raise self.err(where("stratify"), f"expected true, false or balanced, got {merged['stratify']!r}")
         nf = merged["n_features"]
         n_features = "all" if nf == "all" else self.int_list(nf, where("n_features"), minimum=1)
         C = merged["C"]

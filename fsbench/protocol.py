@@ -9,7 +9,8 @@ derived with :class:`numpy.random.SeedSequence` from the config seed and *names 
 
 Per task (Ramona 2012 §V; ALGORITHMS.md §0.2, §5, §13):
 
-1. Draw the split. Card datasets: a (stratified) random subset of ``n_train`` rows; the test set is
+1. Draw the split. Card datasets: a random subset of ``n_train`` rows, stratified (class proportions
+   kept) or balanced (equal count per class, ``stratify: balanced``); the test set is
    ``n_test`` further rows, the rest (``test: rest``), or the card's official test split
    (``test: official``). Synthetic datasets: ``n_train`` and ``n_test`` fresh draws.
    A training draw with a single class (possible for tiny synthetic n) is redrawn; the number of
@@ -167,9 +168,29 @@ def _stratified_take(y: np.ndarray, idx: np.ndarray, n: int, rng: np.random.Gene
     return rng.permutation(np.concatenate(chosen))
 
 
+def _balanced_take(y: np.ndarray, idx: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+    """``n`` indices with the same count from every class (``n // C`` each; a remainder goes to
+    classes drawn at random): Ramona 2012's "100 per class" (Table II) and "7 per class" (Table V)."""
+    classes, inv = np.unique(y[idx], return_inverse=True)
+    C = classes.size
+    take = np.full(C, n // C)
+    take[rng.permutation(C)[: n % C]] += 1
+    counts = np.bincount(inv, minlength=C)
+    short = np.flatnonzero(counts < take)
+    if short.size:
+        c = short[0]
+        raise ValueError(
+            f"balanced sampling needs {take[c]} samples of class {classes[c]!r}, only {counts[c]} left"
+        )
+    chosen = [rng.permutation(idx[inv == c])[: take[c]] for c in range(C)]
+    return rng.permutation(np.concatenate(chosen))
+
+
 def _take(y, idx, n, rng, stratify):
     if n > idx.size:
         raise ValueError(f"asked for {n} samples but only {idx.size} are available")
+    if stratify == "balanced":
+        return _balanced_take(y, idx, n, rng)
     if stratify:
         return _stratified_take(y, idx, n, rng)
     return rng.permutation(idx)[:n]

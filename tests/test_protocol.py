@@ -113,3 +113,16 @@ def test_transformers_are_evaluated_on_their_output_dimensions():
     # requested S <= output dimension, plus the transformer's own dimension; 500 > dim is skipped
     assert S[:2] == [1, 2] and 2 < S[-1] < 500 and len(S) == 3
     assert all(np.isnan(r["C"]) for r in res.rows) and res.ranking["order"] == ""
+
+
+def test_balanced_take_gives_equal_counts_per_class():
+    from fsbench.protocol import _take
+
+    rng = np.random.default_rng(1)
+    y = np.array([0] * 70 + [1] * 20 + [2] * 10)
+    idx = _take(y, np.arange(100), 21, rng, "balanced")
+    assert np.bincount(y[idx]).tolist() == [7, 7, 7]
+    import pytest
+
+    with pytest.raises(ValueError, match="balanced sampling needs 11"):
+        _take(y, np.arange(100), 33, rng, "balanced")
