@@ -542,8 +542,12 @@ class _Ctx:
             for e in _entries(cfg.data.get("dataset")):
                 if isinstance(e, dict) and "generator" in e and _entry_name(e) == name:
                     return True
-        cards = Path(self.cards_dir if self.cards_dir is not None else _cards_dir())
-        return (cards / f"{name}.yaml").is_file()
+        card = Path(self.cards_dir if self.cards_dir is not None else _cards_dir()) / f"{name}.yaml"
+        if not card.is_file():
+            return False
+        # a card may exist only to explain why no copy can be had (`unavailable: <reason>`)
+        raw = yaml.safe_load(card.read_text()) or {}
+        return not (isinstance(raw, dict) and raw.get("unavailable"))
 
     def missing_reason(self, exp: str | None) -> str:
         """Why an experiment has no results: "not run" or "dataset not available (...)"."""

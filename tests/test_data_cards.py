@@ -110,7 +110,7 @@ def test_repository_cards_are_valid(monkeypatch: pytest.MonkeyPatch) -> None:
     for card in cards:
         assert card.path.name == f"{card.name}.yaml"
         assert card.kind in ("table", "synthetic")
-        if card.kind == "table":
+        if card.kind == "table" and not card.unavailable:  # an unavailable card may not know its classes
             assert sum(card.class_counts.values()) == card.n_samples, card.name
             if card.has_official_test:
                 assert sum(card.test_class_counts.values()) == card.n_test_official, card.name

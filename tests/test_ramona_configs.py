@@ -52,12 +52,14 @@ TABLE1 = {
 
 
 def _card_status(name) -> str:
-    """'absent' (no card), 'missing' (card but no local file) or 'ok'."""
+    """'absent' (no card, or a card saying no copy can be had), 'missing' (no local file) or 'ok'."""
     if not isinstance(name, str):
         return "ok"  # inline synthetic
     try:
         card = get_card(name)
     except DatasetError:
+        return "absent"
+    if card.unavailable and not card.available():
         return "absent"
     return "ok" if card.available() else "missing"
 
@@ -103,7 +105,7 @@ def test_config_validates_or_names_the_absent_dataset(path):
         with pytest.raises((ConfigError, DatasetError)) as err:
             validate(exp)
         assert absent[0] in str(err.value)
-        assert "unknown dataset" in str(err.value)
+        assert "is not available" in str(err.value)
         return
     if "missing" in status.values():
         pytest.skip(f"dataset file(s) not found locally: {status} (set FSBENCH_DATA_DIR)")
@@ -119,7 +121,7 @@ def test_cli_refuses_absent_dataset_in_one_line(stem, tmp_path):
     )
     assert res.exit_code == 2
     name = "speech_music" if "speech" in stem else "yeast_brown"
-    assert f"unknown dataset '{name}'" in res.output
+    assert f"dataset '{name}' is not available" in res.output
     assert not any(tmp_path.iterdir()), "nothing started"
 
 

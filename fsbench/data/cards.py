@@ -82,6 +82,7 @@ _CARD_KEYS: dict[str, tuple] = {
     "missing": (str,),
     "expected": (dict,),
     "notes": (str,),
+    "unavailable": (str,),
     "parse": (dict,),
     "sources": (list,),
 }
@@ -157,6 +158,8 @@ class DatasetCard:
     class_counts: dict[Any, int] = field(default_factory=dict)
     n_test_official: int | None = None
     test_class_counts: dict[Any, int] = field(default_factory=dict)
+    #: Why no copy can be obtained (e.g. the paper's own data, never published as a file); None if it can.
+    unavailable: str | None = None
 
     @property
     def has_official_test(self) -> bool:
@@ -349,6 +352,7 @@ def load_card_file(file: Path) -> DatasetCard:
         class_counts=_check_counts(expected.get("class_counts", {}), file, "expected.class_counts"),
         n_test_official=test.get("n_samples") if test else None,
         test_class_counts=_check_counts(test.get("class_counts", {}), file, "expected.test.class_counts"),
+        unavailable=raw.get("unavailable"),
     )
 
 

@@ -153,6 +153,11 @@ def _missing_message(card: DatasetCard, source_id: str | None) -> str:
             if store.locate(e.path) is None:
                 files.setdefault(e.path, []).append(s.id)
     looked = [f"{path} (source {', '.join(ids)})" for path, ids in files.items()]
+    if card.unavailable:
+        return (
+            f"dataset '{card.name}' is not available: {card.unavailable}; to use it, put "
+            f"{' or '.join(files) or 'its file'} in a directory on FSBENCH_DATA_DIR (see {card.path})"
+        )
     msg = f"dataset '{card.name}': data not found locally; looked for {'; '.join(looked) or 'nothing'} "
     msg += f"in {store.describe_search_path()}"
     if openml_ids:
