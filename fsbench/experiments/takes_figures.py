@@ -10,7 +10,8 @@ exceed its output dimension, and at its own output dimension (``protocol.transfo
 * **curve** = mean accuracy at each grid S over the repeats whose output reaches S (drawn where at least
   half of the repeats do).
 
-Fig. 2: TAKES (point) and KGS+KFFS (curve). Fig. 3: TAKES (point), FSKGS, FSKPCA, KDA (curves) and KNNC
+Fig. 2: TAKES and its "weak update" variant (points), KGS+KFFS (curve), KNNC (line, not in the paper's
+Fig. 2; a reference). Fig. 3: TAKES (point), FSKGS, FSKPCA, KDA (curves) and KNNC
 (horizontal line). Outputs in ``DIR/figures``: ``fig2.png``, ``fig3.png`` (one panel per dataset, PNG and
 PDF), ``summary.csv`` / ``summary.md`` (own-choice accuracy and dimension, best accuracy along the curve,
 paired t-test of TAKES against every method over the shared splits).
@@ -24,11 +25,12 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import NullFormatter, ScalarFormatter
 from scipy import stats
 
 from fsbench.experiments.common import md_table
 
-FIG2 = ("TAKES", "KGS+KFFS")
+FIG2 = ("TAKES", "KGS+KFFS", "TAKES (weak update)", "KNNC")
 FIG3 = ("TAKES", "FSKGS", "FSKPCA", "KDA", "KNNC")
 POINT_METHODS = ("TAKES", "TAKES (weak update)")
 BASELINE = "KNNC"
@@ -149,10 +151,11 @@ def _panel(ax, df: pd.DataFrame, grid: list[int], ds: str, methods: tuple[str, .
             o = own[own["selector"] == sel]
             if o.empty:
                 continue
+            x = o["n_features"].mean()
             ax.errorbar(
-                o["n_features"].mean(),
+                x,
                 o["accuracy"].mean(),
-                xerr=o["n_features"].std(ddof=1),
+                xerr=[[x - o["n_features"].min()], [o["n_features"].max() - x]],
                 yerr=o["accuracy"].std(ddof=1),
                 fmt="*",
                 ms=12,
@@ -174,6 +177,8 @@ def _panel(ax, df: pd.DataFrame, grid: list[int], ds: str, methods: tuple[str, .
                 o["n_features"].mean(), o["accuracy"].mean(), "D", ms=5, mfc="white", color=line.get_color()
             )
     ax.set_xscale("log")
+    ax.xaxis.set_major_formatter(ScalarFormatter())
+    ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_title(ds, fontsize=9)
     ax.grid(alpha=0.3, which="both")
 
@@ -191,7 +196,7 @@ def plot(df: pd.DataFrame, grid: list[int], out: Path, exp: str) -> list[Path]:
     colors = {s: palette[i % len(palette)] for i, s in enumerate(sels)}
     written = []
     for fig_id, methods, caption in (
-        ("fig2", FIG2 + ("TAKES (weak update)",), "TAKES vs KGS+KFFS (Xu et al. Fig. 2)"),
+        ("fig2", FIG2, "TAKES vs KGS+KFFS (Xu et al. Fig. 2; KNNC added for reference)"),
         ("fig3", FIG3, "TAKES, FSKGS, FSKPCA, KDA, KNNC (Xu et al. Fig. 3)"),
     ):
         ncol = min(3, len(datasets))
@@ -215,7 +220,8 @@ def plot(df: pd.DataFrame, grid: list[int], out: Path, exp: str) -> list[Path]:
         fig.legend(handles, labels, loc="lower center", ncol=min(6, len(labels)), fontsize=8)
         n_rep = df["repeat"].nunique()
         fig.suptitle(
-            f"{exp}: {caption}; mean over {n_rep} splits (band/bars ±1 std; ◇ = the curve method's own dim)",
+            f"{exp}: {caption}\nmean over {n_rep} splits (bands and vertical bars ±1 std, horizontal bars "
+            "min–max of the own dimension; ◇ = a curve method's own dimension)",
             fontsize=9,
         )
         fig.tight_layout(rect=(0, 0.06, 1, 0.96))
