@@ -88,3 +88,13 @@ def test_targets():
     assert U[0, 0] == pytest.approx(1 / 9) and U[0, 3] == pytest.approx(-1 / 3) and U[3, 3] == 1
     # Vert's multiclass target is positive semidefinite (a valid kernel, eq. 10)
     assert np.linalg.eigvalsh(class_target(rng.integers(0, 4, 30))).min() > -1e-9
+
+
+def test_median_rule_ignores_identical_rows():
+    # zero-inflated column: most rows identical; round-off distances must not give an absurd gamma
+    Xd = np.zeros((50, 1)) - 0.3
+    Xd[:5, 0] = np.arange(5.0)
+    g = resolve_gamma("median", Xd)
+    d = np.array([abs(a - b) ** 2 for i, a in enumerate(Xd[:, 0]) for b in Xd[i + 1 :, 0] if a != b])
+    assert g == pytest.approx(1 / np.median(d))
+    assert resolve_gamma("median", np.ones((10, 3))) == 1.0

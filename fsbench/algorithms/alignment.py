@@ -128,7 +128,7 @@ class SAS(ScaledKernelAscent):
 def alignment(K: np.ndarray, T: np.ndarray, target_norm: float | None = None) -> tuple[float, np.ndarray]:
     """Kernel-target alignment and its derivative with respect to the entries of ``K``.
 
-    ``target_norm`` (:math:`\lVert T\rVert_F`) may be passed when it is fixed across calls.
+    ``target_norm`` (:math:`\\lVert T\rVert_F`) may be passed when it is fixed across calls.
     """
     kt = float(np.vdot(K, T))
     nk = float(np.linalg.norm(K))

@@ -64,7 +64,8 @@ def resolve_gamma(gamma: float | str, X: np.ndarray) -> float:
     Rules (all computed on the rows of ``X`` only, i.e. on the training split):
 
     ``"median"``
-        Median heuristic, :math:`\gamma = 1/\operatorname{median}_{i<j}\lVert x_i - x_j\rVert^2`.
+        Median heuristic, :math:`\gamma = 1/\operatorname{median}_{i<j}\lVert x_i - x_j\rVert^2` over
+        the pairs of distinct rows (γ = 1 if all rows are equal).
         Chosen as fsbench's default for selectors: with an arbitrary fixed γ the Gram matrix of
         unscaled high-dimensional data (e.g. the Weston toys with 50 noise features of variance
         20) is ≈ identity and scale-factor gradients vanish.
@@ -80,8 +81,12 @@ def resolve_gamma(gamma: float | str, X: np.ndarray) -> float:
         if gamma == "median":
             if n < 2:
                 return 1.0
-            D2 = sq_distances(X)
-            med = float(np.median(D2[np.triu_indices(n, k=1)]))
+            d2 = sq_distances(X)[np.triu_indices(n, k=1)]
+            # Pairs of identical rows (frequent in zero-inflated or discretised features) are left out:
+            # their GEMM-computed distance is round-off (~1e-16), which would give an absurd γ.
+            scale = float(np.einsum("ij,ij->i", X, X).max()) if X.size else 0.0
+            d2 = d2[d2 > 1e-10 * max(scale, 1e-300)]
+            med = float(np.median(d2)) if d2.size else 0.0
             return 1.0 / med if med > 0 else 1.0
         if gamma == "n_features":
             return 1.0 / (2.0 * max(d, 1))
