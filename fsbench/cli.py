@@ -71,6 +71,9 @@ def run(
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Parallel worker processes.")] = 1,
     repeats: Annotated[int | None, typer.Option(min=1, help="Override protocol.repeats.")] = None,
     seed: Annotated[int | None, typer.Option(min=0, help="Override the config seed.")] = None,
+    exclude_selector: Annotated[
+        list[str] | None, typer.Option(help="Leave out a selector (name or label; ignored where absent); repeatable.")
+    ] = None,
     backend: Annotated[
         str, typer.Option(help="loky (local processes), dask (--scheduler) or dask-local.")
     ] = "loky",
@@ -96,7 +99,10 @@ def run(
     from fsbench.runner import dry_run as do_dry_run
     from fsbench.runner import run_experiment, validate
 
-    exps = [load_experiment(c, {"repeats": repeats, "seed": seed}) for c in configs]
+    exps = [
+        load_experiment(c, {"repeats": repeats, "seed": seed, "exclude_selectors": exclude_selector})
+        for c in configs
+    ]
     names = [e.name for e in exps]
     if len(set(names)) != len(names):
         _fail(

@@ -155,8 +155,9 @@ def config_hash(effective: dict[str, Any]) -> str:
 def load_experiment(path: str | Path, overrides: dict[str, Any] | None = None) -> Experiment:
     """Read, override and validate one YAML config.
 
-    ``overrides`` keys: ``repeats`` and ``seed`` (from the command line); they are applied to the
-    raw mapping before validation so that ``run.json`` and the config hash see the effective config.
+    ``overrides`` keys: ``repeats``, ``seed`` and ``exclude_selectors`` (names or labels) from the
+    command line; they are applied to the raw mapping before validation so that ``run.json`` and the
+    config hash see the effective config.
     """
     path = Path(path)
     try:
@@ -188,6 +189,16 @@ def load_experiment(path: str | Path, overrides: dict[str, Any] | None = None) -
                     entry["protocol"].pop("repeats", None)
         elif key == "seed":
             raw["seed"] = value
+        elif key == "exclude_selectors":
+            sels = raw.get("selectors")
+            if not value or not isinstance(sels, list):
+                continue
+
+            def names(sel: Any) -> set:
+                return {sel} if isinstance(sel, str) else {sel.get("label"), sel.get("name")}
+
+            # names absent from this config are ignored, so one list serves several configs
+            raw["selectors"] = [x for x in sels if not (isinstance(x, (str, dict)) and names(x) & set(value))]
         else:  # pragma: no cover - programming error
             raise KeyError(key)
     return parse_experiment(raw, path)
