@@ -72,7 +72,7 @@ def run(
     repeats: Annotated[int | None, typer.Option(min=1, help="Override protocol.repeats.")] = None,
     seed: Annotated[int | None, typer.Option(min=0, help="Override the config seed.")] = None,
     exclude_selector: Annotated[
-        list[str] | None, typer.Option(help="Leave out a selector (name or label; ignored where absent); repeatable.")
+        list[str] | None, typer.Option(help="Leave out a selector (name or label; ignored where absent).")
     ] = None,
     backend: Annotated[
         str, typer.Option(help="loky (local processes), dask (--scheduler) or dask-local.")
