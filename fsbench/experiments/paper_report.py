@@ -274,7 +274,7 @@ def takes_report(results: Path, configs: Path, root: Path) -> str:
         ]
         for rule, s in summaries.items():
             parts += [_fig_claims(s, rule)]
-        for k, d in figdirs.items():
+        for k, d in sorted(figdirs.items(), key=lambda kv: label.get(kv[0], kv[0]) != TAKES_GAMMA_MAIN):
             for fig in ("fig2", "fig3"):
                 parts += [
                     f"![{fig} γ = {label.get(k, k)}]({_rel(d / 'figures' / f'{fig}.png', results)})",

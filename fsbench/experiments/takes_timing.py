@@ -165,6 +165,11 @@ def plot(df: pd.DataFrame, path: Path) -> list[Path]:
     top = med[med["n_train"] == Ns[-1]]["fit_cpu_s"].max()
     for p, style in ((2, ":"), (3, "-.")):
         ax.loglog(Ns, top * (Ns / Ns[-1]) ** p, style, color="gray", lw=1, label=f"∝ N^{p}")
+    from matplotlib.ticker import NullFormatter, ScalarFormatter
+
+    ax.xaxis.set_major_formatter(ScalarFormatter())
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.set_xticks([int(n) for n in Ns])
     ds = df["dataset"].iloc[0]
     ax.set_xlabel("training-set size N")
     ax.set_ylabel("fit CPU time (s), median over repeats")
