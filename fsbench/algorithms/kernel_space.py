@@ -771,6 +771,34 @@ class _KFFSTransformer(KernelSpaceTransformer):
     _supervised = True
     _basis: str = "kobl"
 
+    def __init__(
+        self,
+        kernel: str = "rbf",
+        gamma: float | str = "median",
+        degree: float = 3,
+        offset: float = 1.0,
+        scale: float = 1.0,
+        n_components: int | None = None,
+        f: str | Callable[[float], float] = "linear",
+        rank_tol: float | None = None,
+        max_rounds: int | None = None,
+        multiclass: str = "samme",
+        sample_update: str = "ensemble",
+        weighted: bool = True,
+    ):
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.offset = offset
+        self.scale = scale
+        self.n_components = n_components
+        self.f = f
+        self.rank_tol = rank_tol
+        self.max_rounds = max_rounds
+        self.multiclass = multiclass
+        self.sample_update = sample_update
+        self.weighted = weighted
+
     def _make_basis(self) -> _CholeskyBasisTransformer:
         common = dict(
             kernel=self.kernel, gamma=self.gamma, degree=self.degree, offset=self.offset, scale=self.scale
@@ -880,34 +908,6 @@ class TAKES(_KFFSTransformer):
     citation = "Xu, Shen, Ping & Zhao 2011, CIKM, Algorithms 1-3"
     _basis = "kobl"
 
-    def __init__(
-        self,
-        kernel: str = "rbf",
-        gamma: float | str = "median",
-        degree: float = 3,
-        offset: float = 1.0,
-        scale: float = 1.0,
-        n_components: int | None = None,
-        f: str | Callable[[float], float] = "linear",
-        rank_tol: float | None = None,
-        max_rounds: int | None = None,
-        multiclass: str = "samme",
-        sample_update: str = "ensemble",
-        weighted: bool = True,
-    ):
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.offset = offset
-        self.scale = scale
-        self.n_components = n_components
-        self.f = f
-        self.rank_tol = rank_tol
-        self.max_rounds = max_rounds
-        self.multiclass = multiclass
-        self.sample_update = sample_update
-        self.weighted = weighted
-
 
 class KGSKFFS(_KFFSTransformer):
     __doc__ = (
@@ -922,34 +922,6 @@ class KGSKFFS(_KFFSTransformer):
     description = "KGS+KFFS: boosted forward selection (KFFS) of the coordinates of a full KGS basis"
     citation = "Xu, Shen, Ping & Zhao 2011, CIKM, §4.2.1"
     _basis = "kgs"
-
-    def __init__(
-        self,
-        kernel: str = "rbf",
-        gamma: float | str = "median",
-        degree: float = 3,
-        offset: float = 1.0,
-        scale: float = 1.0,
-        n_components: int | None = None,
-        f: str | Callable[[float], float] = "linear",
-        rank_tol: float | None = None,
-        max_rounds: int | None = None,
-        multiclass: str = "samme",
-        sample_update: str = "ensemble",
-        weighted: bool = True,
-    ):
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.offset = offset
-        self.scale = scale
-        self.n_components = n_components
-        self.f = f
-        self.rank_tol = rank_tol
-        self.max_rounds = max_rounds
-        self.multiclass = multiclass
-        self.sample_update = sample_update
-        self.weighted = weighted
 
 
 # ---------------------------------------------------------------------------------------------
