@@ -99,3 +99,13 @@ reproduce-kife2011: install
 	$(BIN)/fsbench run configs/kife2011/tab2_letter.yaml --fresh --jobs $(JOBS) --out results/kife2011/tab2_letter
 	$(BIN)/python -m fsbench.experiments.kife_projection configs/kife2011/fig2_projection.yaml --out results/kife2011/fig2_projection
 	$(BIN)/python -m fsbench.experiments.paper_report kife2011
+
+# --- Paul et al. 2015 (clinical kernel) and Ring & Eskofier 2015 (B&B in RKHS): REDUCED runs (resumable;
+# raise settings.resamples / uci.splits / d in the configs to scale up), then REPORT.md.
+.PHONY: reproduce-paul2015 reproduce-ring2015
+
+reproduce-paul2015: install
+	$(BIN)/python -m fsbench.experiments.paul2015 configs/paul2015/reduced.yaml --out results/paul2015
+
+reproduce-ring2015: install
+	$(BIN)/python -m fsbench.experiments.ring2015 configs/ring2015/reduced.yaml --out results/ring2015
