@@ -356,7 +356,11 @@ def report(cfg: dict[str, Any], out: Path) -> None:
         "written": time.strftime("%Y-%m-%dT%H:%M:%S"),
     }
     (out / "run.json").write_text(json.dumps(meta, indent=1, default=str))
-    (out / "REPORT.md").write_text(render_report(cfg, summ, stab, fits, splits))
+    text = render_report(cfg, summ, stab, fits, splits)
+    notes = out / "REPORT_notes.md"  # hand-written discussion, appended verbatim
+    if notes.exists():
+        text += "\n" + notes.read_text()
+    (out / "REPORT.md").write_text(text)
 
 
 def _fmt(m: float, sd: float | None = None) -> str:
