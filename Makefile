@@ -81,7 +81,7 @@ clean:
 	rm -rf results/demo results/quick .pytest_cache
 
 # --- Xu et al. 2011 (TAKES) and Liu et al. 2011 (KIFE): every table and figure at the sizes and repeats of
-# the committed results (TAKES ~5 min, KIFE ~25 min wall on a loaded 2-core machine), then REPORT.md.
+# the committed results (TAKES ~10 min, KIFE ~17 min wall on a loaded 2-core machine), then REPORT.md.
 .PHONY: reproduce-takes2011 reproduce-kife2011
 
 reproduce-takes2011: install
