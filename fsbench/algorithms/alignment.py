@@ -21,6 +21,7 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
+from scipy.linalg.blas import daxpy as _axpy
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 
@@ -136,8 +137,12 @@ def alignment(K: np.ndarray, T: np.ndarray, target_norm: float | None = None) ->
     if nk == 0.0 or nt == 0.0:
         return 0.0, np.zeros_like(K)
     a = kt / (nk * nt)
-    M = np.multiply(T, 1.0 / (nk * nt))
-    M -= (a / (nk * nk)) * K
+    M = np.multiply(K, -a / (nk * nk))
+    c = 1.0 / (nk * nt)
+    if M.flags.c_contiguous and T.flags.c_contiguous and T.dtype == np.float64:
+        _axpy(T.ravel(), M.ravel(), a=c)  # M += c·T in place (BLAS), without an N×N temporary
+    else:
+        M += c * T
     return a, M
 
 

@@ -148,8 +148,17 @@ class Kernel:
         if self.name == "linear":
             return Xw @ Zw.T
         if self.name == "rbf":
-            K = sq_distances(Xw, None if Z is None else Zw)
-            K *= -self._gamma()
+            # -γ‖x−z‖² = 2γ⟨x,z⟩ − γ‖x‖² − γ‖z‖², built in place on one GEMM output (each N×N pass
+            # counts when D is small); round-off above 0 is clipped, the diagonal is exactly 1.
+            g = self._gamma()
+            xx = g * np.einsum("ij,ij->i", Xw, Xw)
+            zz = xx if Z is None else g * np.einsum("ij,ij->i", Zw, Zw)
+            K = (2.0 * g * Xw) @ Zw.T
+            K -= xx[:, None]
+            K -= zz[None, :]
+            np.minimum(K, 0.0, out=K)
+            if Z is None:
+                np.fill_diagonal(K, 0.0)
             return np.exp(K, out=K)
         K = Xw @ Zw.T
         K *= self.scale
