@@ -78,6 +78,32 @@ def _selector_names(df: pd.DataFrame) -> dict[str, str]:
     return df.drop_duplicates("selector").set_index("selector")["selector_name"].to_dict()
 
 
+def _band(ax, x, d: pd.DataFrame, color, alpha: float) -> None:
+    """Shaded 95 % CI of the mean, clipped to [0, 1]."""
+    ax.fill_between(
+        x, (d["mean"] - d["ci95"]).clip(0, 1), (d["mean"] + d["ci95"]).clip(0, 1), color=color, alpha=alpha
+    )
+
+
+def _finish(ax, xlabel: str, title: str, corner: str) -> None:
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("test error")
+    ax.set_title(title, fontsize=9)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, ncol=2)
+    y = 0.01 if corner == "bottom" else 0.99
+    ax.text(
+        0.99,
+        y,
+        "mean over repeats, band = 95% CI of the mean",
+        transform=ax.transAxes,
+        ha="right",
+        va=corner,
+        fontsize=6,
+        color="gray",
+    )
+
+
 def plot_error_vs_S(df: pd.DataFrame, title: str, path: Path) -> list[Path]:
     names = _selector_names(df)
     s = summarize(df, ["selector", "n_features"])
@@ -93,28 +119,8 @@ def plot_error_vs_S(df: pd.DataFrame, title: str, path: Path) -> list[Path]:
             ax.fill_between(xs, m - ci, m + ci, color="black", alpha=0.08)
             continue
         line = ax.plot(d["n_features"], d["mean"], label=sel, **st)[0]
-        ax.fill_between(
-            d["n_features"],
-            (d["mean"] - d["ci95"]).clip(0, 1),
-            (d["mean"] + d["ci95"]).clip(0, 1),
-            color=line.get_color(),
-            alpha=0.15,
-        )
-    ax.set_xlabel("number of selected features S")
-    ax.set_ylabel("test error")
-    ax.set_title(title, fontsize=9)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, ncol=2)
-    ax.text(
-        0.99,
-        0.01,
-        "mean over repeats, band = 95% CI of the mean",
-        transform=ax.transAxes,
-        ha="right",
-        va="bottom",
-        fontsize=6,
-        color="gray",
-    )
+        _band(ax, d["n_features"], d, line.get_color(), 0.15)
+    _finish(ax, "number of selected features S", title, "bottom")
     return _save(fig, path)
 
 
@@ -125,28 +131,8 @@ def plot_error_vs_n(df: pd.DataFrame, title: str, path: Path) -> list[Path]:
     for sel in df["selector"].drop_duplicates():
         d = s[s["selector"] == sel].sort_values("n_train")
         line = ax.plot(d["n_train"], d["mean"], label=sel, **_style(names.get(sel, sel)))[0]
-        ax.fill_between(
-            d["n_train"],
-            (d["mean"] - d["ci95"]).clip(0, 1),
-            (d["mean"] + d["ci95"]).clip(0, 1),
-            color=line.get_color(),
-            alpha=0.12,
-        )
-    ax.set_xlabel("number of training samples n")
-    ax.set_ylabel("test error")
-    ax.set_title(title, fontsize=9)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, ncol=2)
-    ax.text(
-        0.99,
-        0.99,
-        "mean over repeats, band = 95% CI of the mean",
-        transform=ax.transAxes,
-        ha="right",
-        va="top",
-        fontsize=6,
-        color="gray",
-    )
+        _band(ax, d["n_train"], d, line.get_color(), 0.12)
+    _finish(ax, "number of training samples n", title, "top")
     return _save(fig, path)
 
 
