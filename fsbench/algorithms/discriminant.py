@@ -53,10 +53,11 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from fsbench.algorithms.kernel_space import KOBL, KernelSpaceTransformer, span_residual_norms
 from fsbench.algorithms.kernels import GramCentering, Kernel, sq_distances
 
-
 # ---------------------------------------------------------------------------------------------
 # helpers
 # ---------------------------------------------------------------------------------------------
+
+
 def _onehot(y: np.ndarray, n_classes: int) -> np.ndarray:
     T = np.zeros((y.size, n_classes))
     T[np.arange(y.size), y] = 1.0
@@ -171,6 +172,32 @@ def lda_directions(
 # ---------------------------------------------------------------------------------------------
 # GDA / KDA
 # ---------------------------------------------------------------------------------------------
+
+
+def _backtrack(
+    x: np.ndarray,
+    g: np.ndarray,
+    M: np.ndarray,
+    Om,
+    sigma: float,
+    f: float,
+    gn2: float,
+    eta: float,
+    retract: Callable[[np.ndarray], np.ndarray] | None = None,
+    halvings: int = 40,
+) -> tuple[np.ndarray, float] | None:
+    """Armijo backtracking for an ascent step of the energy of the projection ``M @ x``: the first
+    ``x + η g`` (``retract``-ed, e.g. re-orthonormalised; η halved each time) whose energy is at least
+    ``f + 1e-4·η·‖g‖²``. Returns ``(point, energy)``, or None if none within ``halvings``."""
+    for _ in range(halvings):
+        point = x + eta * g if retract is None else retract(x + eta * g)
+        value = gaussian_pair_energy(M @ point, Om, sigma)[0]
+        if value >= f + 1e-4 * eta * gn2:
+            return point, value
+        eta *= 0.5
+    return None
+
+
 class GDA(KernelSpaceTransformer):
     r"""Generalized Discriminant Analysis (Baudat & Anouar 2000): kernel LDA on the centred feature space.
 
@@ -633,16 +660,11 @@ class KIFE(KernelSpaceTransformer):
             Kg = float(np.linalg.norm(K @ g))
             spread = float(np.linalg.norm(Y - Y.mean(axis=0)))
             eta = self.step_size * spread / Kg if Kg > 0 and spread > 0 else 1.0 / np.sqrt(gn2)
-            for _ in range(40):
-                Bn = B + eta * g
-                fn = gaussian_pair_energy(K @ Bn, Om, sigma)[0]
-                if fn >= f + 1e-4 * eta * gn2:
-                    break
-                eta *= 0.5
-            else:
+            step = _backtrack(B, g, K, Om, sigma, f, gn2, eta)
+            if step is None:  # no sufficient increase within 40 halvings: a stationary point
                 converged = True
                 break
-            B = Bn
+            B, fn = step
             steps += 1
             history.append(fn)
             if (fn - f) <= self.tol * max(abs(f), 1e-300):
@@ -822,16 +844,11 @@ class MMI(KernelSpaceTransformer):
                 converged = True
                 break
             eta = self.step_size / np.sqrt(float(np.vdot(g, g)))  # trust region: ‖ηg‖ = step_size
-            for _ in range(40):
-                Wn = _orthonormalize(W + eta * g)
-                fn = gaussian_pair_energy(X @ Wn, Om, sigma)[0]
-                if fn >= f + 1e-4 * eta * gn2:
-                    break
-                eta *= 0.5
-            else:
+            step = _backtrack(W, g, X, Om, sigma, f, gn2, eta, retract=_orthonormalize)
+            if step is None:
                 converged = True
                 break
-            W = Wn
+            W, fn = step
             steps += 1
             history.append(fn)
             if (fn - f) <= self.tol * max(abs(f), 1e-300):
