@@ -19,8 +19,12 @@ def test_gradient_equals_finite_differences(kernel, n_classes):
     w = rng.uniform(0.5, 1.5, 5)
     f, g = sel.criterion(X, y, w)
     eps = 1e-6
-    fd = np.array([(sel.criterion(X, y, w + eps * e)[0] - sel.criterion(X, y, w - eps * e)[0]) / (2 * eps)
-                   for e in np.eye(5)])
+    fd = np.array(
+        [
+            (sel.criterion(X, y, w + eps * e)[0] - sel.criterion(X, y, w - eps * e)[0]) / (2 * eps)
+            for e in np.eye(5)
+        ]
+    )
     np.testing.assert_allclose(g, fd, rtol=1e-5, atol=1e-9)
 
 
@@ -56,8 +60,11 @@ def _weston_nonlinear(n, r):
     y = r.choice([-1, 1], n)
     X = r.normal(0, np.sqrt(20), (n, 52))
     comp = r.random(n) < 0.5
-    mu = np.where(y[:, None] < 0, np.where(comp[:, None], [-0.75, -3], [0.75, 3]),
-                  np.where(comp[:, None], [3, -3], [-3, 3]))
+    mu = np.where(
+        y[:, None] < 0,
+        np.where(comp[:, None], [-0.75, -3], [0.75, 3]),
+        np.where(comp[:, None], [3, -3], [-3, 3]),
+    )
     X[:, :2] = mu + r.normal(0, 1, (n, 2))
     return X, y
 

@@ -368,6 +368,53 @@ def replaced_column_gram(
     return gram_from_statistic(kernel, Sn)
 
 
+def permuted_column(kernel: Kernel, S: np.ndarray, x: np.ndarray, z: np.ndarray):
+    r"""Rows of :math:`k(X', Z)` where column x of X takes values from other rows of X.
+
+    :math:`X'` is X with its column x replaced row-wise by ``x[src]`` (``src`` e.g. a permutation).
+    With :math:`T = s(x, z)` the column's statistic and :math:`S_{-} = S - T`, the new statistic is
+    :math:`S_{-} + T[\mathrm{src}]` (rows of T gathered), so the column term is computed once for all
+    permutations; for RBF the kernel even factorises, :math:`e^{-\gamma S_{-}} \circ
+    (e^{-\gamma T})[\mathrm{src}]`, and a row costs one gather and one product instead of M exponentials.
+
+    Parameters
+    ----------
+    kernel : resolved :class:`Kernel`.
+    S : (N, M) ``feature_statistic(kernel, X, Z)``.
+    x : (N,) the column of X; z : (M,) the same column of Z.
+
+    Returns
+    -------
+    rows : callable ``rows(src, sl, out=None)`` → (len(src), M): the kernel rows ``sl`` (a slice
+        of 0..N) of :math:`X'` whose column value comes from rows ``src`` of X. Callers evaluate
+        a permutation block by block, so each block stays in cache until it is consumed.
+    """
+    T = column_statistic(kernel, x, z)
+    Sm = np.subtract(S, T)
+    if kernel.name == "rbf":
+        g = -kernel._gamma()
+        np.maximum(Sm, 0.0, out=Sm)
+        Sm *= g
+        A = np.exp(Sm, out=Sm)
+        T *= g
+        E = np.exp(T, out=T)
+
+        def rows(src: np.ndarray, sl: slice, out: np.ndarray | None = None) -> np.ndarray:
+            blk = np.take(E, src, axis=0, out=out)
+            blk *= A[sl]
+            return blk
+
+        return rows
+
+    def rows(src: np.ndarray, sl: slice, out: np.ndarray | None = None) -> np.ndarray:
+        blk = np.take(T, src, axis=0, out=out)
+        blk += Sm[sl]
+        blk[...] = gram_from_statistic(kernel, blk)
+        return blk
+
+    return rows
+
+
 def permuted_column_grams(
     kernel: Kernel,
     S: np.ndarray,
@@ -378,11 +425,7 @@ def permuted_column_grams(
 ) -> np.ndarray:
     r"""Gram matrices :math:`k(X^{(\pi)}, Z)` for several row permutations π of one column of X, stacked.
 
-    :math:`X^{(\pi)}` is X with column x replaced by ``x[π]``. With :math:`T = s(x, z)` the column's
-    statistic and :math:`S_{-} = S - T`, the permuted statistic is :math:`S_{-} + T[\pi]` (rows of T
-    permuted), so the column term is computed once for all permutations; for RBF the kernel even
-    factorises, :math:`e^{-\gamma S_{-}} \circ (e^{-\gamma T})[\pi]`, and a permutation costs one
-    gather and one product instead of N·M exponentials.
+    :math:`X^{(\pi)}` is X with column x replaced by ``x[π]``; see :func:`permuted_column`.
 
     Parameters
     ----------
@@ -399,25 +442,9 @@ def permuted_column_grams(
     n, m = S.shape
     if out is None:
         out = np.empty((len(perms) * n, m))
-    T = column_statistic(kernel, x, z)
-    Sm = np.subtract(S, T)
-    if kernel.name == "rbf":
-        g = -kernel._gamma()
-        np.maximum(Sm, 0.0, out=Sm)
-        Sm *= g
-        A = np.exp(Sm, out=Sm)
-        T *= g
-        E = np.exp(T, out=T)
-        for r, p in enumerate(perms):
-            blk = out[r * n : (r + 1) * n]
-            np.take(E, p, axis=0, out=blk)
-            blk *= A
-        return out
+    rows = permuted_column(kernel, S, x, z)
     for r, p in enumerate(perms):
-        blk = out[r * n : (r + 1) * n]
-        np.take(T, p, axis=0, out=blk)
-        blk += Sm
-        blk[...] = gram_from_statistic(kernel, blk)
+        rows(p, slice(0, n), out=out[r * n : (r + 1) * n])
     return out
 
 

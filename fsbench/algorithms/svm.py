@@ -231,16 +231,30 @@ def couple_wu_lin_weng(r: np.ndarray) -> np.ndarray:
     ----------
     r : (n, C, C) as in :func:`couple_hastie_tibshirani`.
     """
-    return _couple_wlw(_full_pairwise(r))
+    r = np.asarray(r, dtype=float)
+    k = r.shape[-1]
+    pairs = np.column_stack(np.triu_indices(k, 1))
+    return _couple_wlw(r[:, pairs[:, 0], pairs[:, 1]], pairs, k)
 
 
-def _couple_wlw(r: np.ndarray) -> np.ndarray:
-    n, k, _ = r.shape
-    Q = -r * np.swapaxes(r, 1, 2)
-    diag = np.einsum("njt,njt->nt", r, r)
-    Q[:, np.arange(k), np.arange(k)] = diag
+def _couple_wlw(rp: np.ndarray, pairs: np.ndarray, k: int) -> np.ndarray:
+    """WLW coupling from the pairwise probabilities ``rp`` (n, P) = :math:`r_{ij}` of ``pairs`` (P, 2).
+
+    Q is assembled from the P pair terms directly — pair (i, j) adds :math:`r_{ji}^2 = (1-r_{ij})^2`
+    to :math:`Q_{ii}`, :math:`r_{ij}^2` to :math:`Q_{jj}` and :math:`-r_{ij}r_{ji}` to both
+    off-diagonal entries — without the (n, C, C) matrix of all :math:`r`.
+    """
+    n = rp.shape[0]
+    i, j = pairs[:, 0], pairs[:, 1]
+    first = np.zeros((pairs.shape[0], k))
+    first[np.arange(pairs.shape[0]), i] = 1.0
+    second = np.zeros_like(first)
+    second[np.arange(pairs.shape[0]), j] = 1.0
     M = np.zeros((n, k + 1, k + 1))
-    M[:, :k, :k] = Q
+    off = -rp * (1.0 - rp)
+    M[:, i, j] = off
+    M[:, j, i] = off
+    M[:, np.arange(k), np.arange(k)] = np.square(1.0 - rp) @ first + np.square(rp) @ second
     M[:, :k, k] = 1.0
     M[:, k, :k] = 1.0
     rhs = np.zeros((n, k + 1, 1))
@@ -283,7 +297,8 @@ class PairwiseCouplingSVC(ClassifierMixin, BaseEstimator):
     pairs_ : (P, 2) class indices (i, j), i < j, in libsvm's order.
     pair_C_ : (P,) the C of each pair's SVM.
     pair_counts_ : (P,) training points of each pair (the Hastie–Tibshirani weights :math:`n_{ij}`).
-    support_ : (n_SV,) indices of the training points that are a support vector of some pair.
+    support_ : (n_SV,) indices of the training points that are a support vector of some pair,
+        grouped by class (classes in ``classes_`` order, indices ascending within a class).
     dual_coef_ : (n_SV, P) signed dual coefficients :math:`\alpha_i y_i` per pair (0 where the
         point is not a support vector of that pair; y = +1 for class i).
     intercept_ : (P,)
@@ -371,10 +386,16 @@ class PairwiseCouplingSVC(ClassifierMixin, BaseEstimator):
                 A.append(a_)
                 B.append(b_)
         support = np.unique(np.concatenate(svs)) if svs else np.zeros(0, dtype=int)
+        # Support vectors grouped by class (then by index): a pair's machine only has support
+        # vectors of its two classes, so _decision works on contiguous class blocks.
+        support = support[np.lexsort((support, yi[support]))]
+        row = np.full(K.shape[0], -1)
+        row[support] = np.arange(support.size)
         dual = np.zeros((support.size, len(pairs)))
         for p, (sv, coef) in enumerate(zip(svs, coefs, strict=True)):
-            dual[np.searchsorted(support, sv), p] = coef
+            dual[row[sv], p] = coef
         self.pairs_ = np.asarray(pairs, dtype=int).reshape(-1, 2)
+        self._class_blocks = _class_blocks(yi[support], self.pairs_, dual)
         self.pair_C_ = np.asarray(Cs)
         self.pair_counts_ = np.asarray(counts)
         self.support_ = support
@@ -434,14 +455,30 @@ class PairwiseCouplingSVC(ClassifierMixin, BaseEstimator):
         return self._decision(Ks)
 
     def _decision(self, Ks: np.ndarray) -> np.ndarray:
-        """Pairwise decision values from a kernel against ``support_`` (no validation)."""
-        return Ks @ self.dual_coef_ + self.intercept_
+        """Pairwise decision values from a kernel against ``support_`` (no validation).
+
+        With C > 2 classes the dense product ``Ks @ dual_coef_`` is mostly zeros: pair (i, j)
+        only has support vectors of classes i and j. Summed per class block instead, each
+        block times the C−1 pairs of its class, the work drops by a factor C(C−1)/2 / (C−1) = C/2.
+        """
+        blocks = getattr(self, "_class_blocks", None)
+        if blocks is None or self.classes_.size <= 2:
+            return Ks @ self.dual_coef_ + self.intercept_
+        out = np.empty((Ks.shape[0], self.intercept_.size))
+        out[:] = self.intercept_
+        for start, stop, cols, coef in blocks:
+            out[:, cols] += Ks[:, start:stop] @ coef
+        return out
+
+    def _pair_proba(self, dec: np.ndarray) -> np.ndarray:
+        """Platt probabilities (n, P) of the pairs' first classes, clipped as LIBSVM does."""
+        return np.clip(platt_proba(dec, self.probA_, self.probB_), _MIN_PROB, 1.0 - _MIN_PROB)
 
     def pairwise_proba(self, dec: np.ndarray) -> np.ndarray:
         """Pairwise probabilities (n, C, C), ``r[:, i, j]`` = P(i | i or j), from pairwise decisions."""
         check_is_fitted(self, "support_")
         k = self.classes_.size
-        rp = np.clip(platt_proba(dec, self.probA_, self.probB_), _MIN_PROB, 1.0 - _MIN_PROB)
+        rp = self._pair_proba(dec)
         r = np.zeros((rp.shape[0], k, k))
         r[:, self.pairs_[:, 0], self.pairs_[:, 1]] = rp
         r[:, self.pairs_[:, 1], self.pairs_[:, 0]] = 1.0 - rp
@@ -449,10 +486,10 @@ class PairwiseCouplingSVC(ClassifierMixin, BaseEstimator):
 
     def proba_from_decision(self, dec: np.ndarray) -> np.ndarray:
         """Coupled class probabilities (n, C) from pairwise decision values (n, P)."""
-        r = self.pairwise_proba(dec)
-        if self.coupling == "wu_lin_weng":
-            return _couple_wlw(r)
         k = self.classes_.size
+        if self.coupling == "wu_lin_weng":
+            return _couple_wlw(self._pair_proba(dec), self.pairs_, k)
+        r = self.pairwise_proba(dec)
         W = np.zeros((k, k))
         W[self.pairs_[:, 0], self.pairs_[:, 1]] = self.pair_counts_
         W = W + W.T
@@ -475,6 +512,16 @@ class PairwiseCouplingSVC(ClassifierMixin, BaseEstimator):
         """Class of maximum coupled posterior probability (ties: the first class)."""
         P = self.predict_proba(K)
         return self.classes_[np.argmax(P, axis=1)]
+
+
+def _class_blocks(sv_class: np.ndarray, pairs: np.ndarray, dual: np.ndarray) -> list[tuple]:
+    """(start, stop, pair columns, dual block) per class, for support vectors sorted by class."""
+    blocks = []
+    for c in np.unique(sv_class):
+        start, stop = np.searchsorted(sv_class, [c, c + 1])
+        cols = np.flatnonzero((pairs[:, 0] == c) | (pairs[:, 1] == c))
+        blocks.append((int(start), int(stop), cols, np.ascontiguousarray(dual[start:stop][:, cols])))
+    return blocks
 
 
 def _log_posterior_scores(P: np.ndarray) -> np.ndarray:
