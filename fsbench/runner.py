@@ -20,8 +20,9 @@ Output directory layout (schema version :data:`fsbench.protocol.SCHEMA_VERSION`,
 Resuming (the default) skips every task whose file is valid, so a run killed at any point and
 started again with the same command ends with the same ``results.csv`` as an uninterrupted run.
 A resume is refused when the effective config differs from ``run.json`` (or ``run.json`` is missing
-or unreadable while task files exist), and when ``run.json`` names another git commit unless
-``--allow-mixed-code``; ``--fresh`` discards the task files and starts over.
+or unreadable while task files exist), and when ``run.json`` names another git commit while tasks
+are both finished and still to compute, unless ``--allow-mixed-code`` (a finished run is only
+re-tabulated, whatever the commit); ``--fresh`` discards the task files and starts over.
 
 :func:`validate` opens every dataset (hashing and parsing card files) and checks every selector's
 parameters, so bad input stops the run before the lock, ``run.json`` or any task.
@@ -432,8 +433,8 @@ def _backend(backend: str, scheduler: str | None, workers: int | None) -> Iterat
             cluster.close()
 
 
-def prepare_output(exp: Experiment, out: Path, *, fresh: bool, allow_mixed_code: bool, commit: str) -> dict:
-    """Check ``run.json`` of an existing output directory; return the run.json to write."""
+def prepare_output(exp: Experiment, out: Path, *, fresh: bool, commit: str) -> tuple[dict, dict | None]:
+    """Check ``run.json`` of an existing output directory; return (the run.json to write, the old one)."""
     out.mkdir(parents=True, exist_ok=True)
     run_json = out / "run.json"
     previous = None
@@ -460,13 +461,6 @@ def prepare_output(exp: Experiment, out: Path, *, fresh: bool, allow_mixed_code:
                 f"{str(previous.get('config_hash'))[:12]} vs {exp.config_hash[:12]}); rerun with the same "
                 "config and overrides, use --out NEWDIR, or --fresh to discard them"
             )
-        prev_commit = previous.get("git_commit", "unknown")
-        if prev_commit != commit and not allow_mixed_code:
-            raise RunError(
-                f"{out}: was started by fsbench commit {prev_commit[:12]}, this is {commit[:12]}; "
-                "finish it with that commit, pass --allow-mixed-code (each row records its commit), "
-                "or --fresh"
-            )
     info = {
         "schema_version": SCHEMA_VERSION,
         "experiment": exp.name,
@@ -487,7 +481,27 @@ def prepare_output(exp: Experiment, out: Path, *, fresh: bool, allow_mixed_code:
     else:
         info["first_started"] = info["started"]
         info["commits"] = [commit]
-    return info
+    return info, previous
+
+
+def check_commit(
+    out: Path, previous: dict | None, commit: str, n_done: int, n_todo: int, allow: bool
+) -> None:
+    """Refuse to add rows computed by another commit to rows already there (unless ``allow``).
+
+    Nothing is mixed when no task is left to compute (a finished run is only re-tabulated, e.g. by
+    ``make reproduce-all`` after later commits) or when no finished task is on disk (a fresh clone,
+    where task files are not committed: everything is recomputed by this commit).
+    """
+    if previous is None or allow or n_done == 0 or n_todo == 0:
+        return
+    prev_commit = previous.get("git_commit", "unknown")
+    if prev_commit != commit:
+        raise RunError(
+            f"{out}: was started by fsbench commit {prev_commit[:12]}, this is {commit[:12]}; "
+            "finish it with that commit, pass --allow-mixed-code (each row records its commit), "
+            "or --fresh"
+        )
 
 
 def run_experiment(
@@ -515,10 +529,9 @@ def run_experiment(
     lock.acquire()
     t0 = time.perf_counter()
     try:
-        info = prepare_output(exp, out, fresh=fresh, allow_mixed_code=allow_mixed_code, commit=commit)
+        info, previous = prepare_output(exp, out, fresh=fresh, commit=commit)
         info["git_dirty"] = dirty
         info.update(backend=backend, jobs=jobs)
-        atomic_write(out / "run.json", json.dumps(info, indent=2, default=str))
         store = TaskStore(out)
         store.clean_partials()
         tasks = expand(exp, commit)
@@ -528,6 +541,26 @@ def run_experiment(
             if payload is None or (retry_failed and payload["status"] != "ok"):
                 todo.append(t)
         skipped = len(tasks) - len(todo)
+        check_commit(out, previous, commit, skipped, len(todo), allow_mixed_code)
+        if not todo and previous is not None:
+            # nothing to compute: re-tabulate, and keep run.json's record of who computed the rows
+            n_done, n_failed = write_tables(out, tasks, store)
+            if progress:
+                progress(skipped, len(tasks))
+            previous.update(n_tasks=len(tasks), n_done=n_done, n_failed=n_failed)
+            previous["finished"] = previous.get("finished") or _now()
+            atomic_write(out / "run.json", json.dumps(previous, indent=2, default=str))
+            return RunSummary(
+                out=out,
+                n_tasks=len(tasks),
+                n_skipped=skipped,
+                n_run=0,
+                n_failed=n_failed,
+                seconds=time.perf_counter() - t0,
+            )
+        if skipped == 0:
+            info["commits"] = [commit]  # no earlier row survives
+        atomic_write(out / "run.json", json.dumps(info, indent=2, default=str))
         if progress:
             progress(skipped, len(tasks))
         n_failed_now = 0

@@ -361,3 +361,42 @@ def test_dry_run_counts_done_tasks_without_touching_them(tiny_config, tmp_path, 
     assert res.exit_code == 0, res.stderr
     assert "tiny: 9 tasks (9 already done" in res.stdout
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == snapshot
+
+
+def test_finished_run_under_another_commit_is_retabulated_not_refused(tiny_config, tmp_path, pinned_commit):
+    out = tmp_path / "out"
+    cfg = write_config(tmp_path / "c.yaml", protocol={"repeats": 2})
+    assert cli("run", cfg, "--out", out, "--no-progress").exit_code == 0
+    run_json = out / "run.json"
+    info = json.loads(run_json.read_text())
+    other = "89abcde" + "0" * 33
+    info["git_commit"], info["commits"] = other, [other]
+    run_json.write_text(json.dumps(info))
+    before = (out / "results.csv").read_text()
+    (out / "results.csv").unlink()
+
+    res = cli("run", cfg, "--out", out, "--no-progress")
+    assert res.exit_code == 0, res.stderr
+    assert (out / "results.csv").read_text() == before
+    info = json.loads(run_json.read_text())
+    assert info["git_commit"] == other and info["commits"] == [other]  # nothing was computed by this commit
+
+
+def test_run_without_task_files_is_recomputed_by_this_commit(tiny_config, tmp_path, pinned_commit):
+    # a fresh clone: results.csv and run.json committed, tasks/ not
+    out = tmp_path / "out"
+    cfg = write_config(tmp_path / "c.yaml", protocol={"repeats": 2})
+    assert cli("run", cfg, "--out", out, "--no-progress").exit_code == 0
+    run_json = out / "run.json"
+    info = json.loads(run_json.read_text())
+    other = "fedcba9" + "0" * 33
+    info["git_commit"], info["commits"] = other, [other]
+    run_json.write_text(json.dumps(info))
+    for f in (out / "tasks").glob("*.json"):
+        f.unlink()
+
+    res = cli("run", cfg, "--out", out, "--no-progress")
+    assert res.exit_code == 0, res.stderr
+    info = json.loads(run_json.read_text())
+    assert info["git_commit"] == PINNED_COMMIT and info["commits"] == [PINNED_COMMIT]
+    assert {r["git_commit"] for r in result_dicts(out)} == {PINNED_COMMIT}
