@@ -234,3 +234,41 @@ def paper_cells(pv: dict[str, Any], table_id: str) -> pd.DataFrame:
         if t.get("id") == table_id:
             return pd.DataFrame(t.get("cells", []))
     raise KeyError(f"no table {table_id!r} in the paper values")
+
+
+# ------------------------------------------------------------------------------------ resumable tasks
+def _one_thread(fn, args: tuple) -> Any:
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1):  # one BLAS thread per task, as in fsbench run
+        return fn(*args)
+
+
+def run_task_files(pending: list[tuple[Path, Any, tuple]], jobs: int = 1) -> int:
+    """Run ``fn(*args)`` for every ``(path, fn, args)`` whose JSON file is missing; write it atomically.
+
+    Tasks run in ``jobs`` joblib worker processes, one BLAS thread each, and every result is stored
+    as soon as it arrives (unordered), so a killed run resumes where it stopped and a task's
+    result never depends on the worker count (each task draws its seeds from names).
+
+    Returns
+    -------
+    int : number of tasks run.
+    """
+    from joblib import Parallel, delayed
+
+    todo = [(p, fn, a) for p, fn, a in pending if not Path(p).exists()]
+    if not todo:
+        return 0
+    par = Parallel(n_jobs=jobs, return_as="generator_unordered", batch_size=1)
+    for path, res in par(delayed(_tagged)(p, fn, a) for p, fn, a in todo):
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(res, default=lambda o: o.item() if hasattr(o, "item") else str(o)))
+        tmp.replace(path)
+    return len(todo)
+
+
+def _tagged(path: Path, fn, args: tuple) -> tuple[Path, Any]:
+    return path, _one_thread(fn, args)

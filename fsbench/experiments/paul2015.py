@@ -30,9 +30,9 @@ them).
 
 Usage::
 
-    python -m fsbench.experiments.paul2015 configs/paul2015/reduced.yaml --out results/paul2015 \
+    python -m fsbench.experiments.paul2015 configs/paul2015/paul2015.yaml --out results/paul2015 \
         [--datasets hepatitis cleve_mod] [--resamples N]      # run (resumable, one file per split)
-    python -m fsbench.experiments.paul2015 configs/paul2015/reduced.yaml --out results/paul2015 --report
+    python -m fsbench.experiments.paul2015 configs/paul2015/paul2015.yaml --out results/paul2015 --report
 
 Outputs in ``--out``: ``tasks/<dataset>__r<NN>.json`` (one per split, resumable, git-ignored),
 ``results.csv`` (one row per dataset × resample × selector × k), ``rankings.csv``, ``fits.csv``
@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import time
 from itertools import combinations
 from pathlib import Path
@@ -54,11 +53,11 @@ import numpy as np
 import pandas as pd
 import yaml
 from sklearn.svm import SVC
-from threadpoolctl import threadpool_limits
 
 from fsbench.algorithms.clinical_kernel import ClinicalKernel
 from fsbench.algorithms.registry import resolve
 from fsbench.data import open_dataset
+from fsbench.experiments.common import run_task_files
 from fsbench.protocol import _stratified_take, derive_seed
 from fsbench.runner import git_commit, package_versions
 
@@ -237,26 +236,27 @@ def task_path(out: Path, dataset: str, resample: int) -> Path:
 
 
 def run(
-    cfg: dict[str, Any], out: Path, datasets: list[str] | None = None, resamples: int | None = None
+    cfg: dict[str, Any],
+    out: Path,
+    datasets: list[str] | None = None,
+    resamples: int | None = None,
+    jobs: int = 1,
 ) -> None:
-    """Run (or resume) every split of the selected datasets; one JSON file per finished split."""
+    """Run (or resume) every split of the selected datasets; one JSON file per finished split.
+
+    A dataset entry may set its own ``resamples`` (fewer for the expensive high-dimensional set); the
+    command line's ``resamples`` overrides both.
+    """
     s = cfg["settings"]
-    n_res = int(resamples if resamples is not None else s["resamples"])
-    (out / "tasks").mkdir(parents=True, exist_ok=True)
+    pending = []
     for entry in s["datasets"]:
         if datasets and entry["name"] not in datasets:
             continue
-        t0 = time.perf_counter()
-        for r in range(n_res):
-            path = task_path(out, entry["name"], r)
-            if path.exists():
-                continue
-            with threadpool_limits(1):
-                res = run_split(cfg, entry, r)
-            tmp = path.with_suffix(".tmp")
-            tmp.write_text(json.dumps(res))
-            os.replace(tmp, path)
-        print(f"{entry['name']}: {n_res} resamples, {time.perf_counter() - t0:.1f} s", flush=True)
+        n_res = int(resamples if resamples is not None else entry.get("resamples", s["resamples"]))
+        pending += [(task_path(out, entry["name"], r), run_split, (cfg, entry, r)) for r in range(n_res)]
+    t0 = time.perf_counter()
+    n = run_task_files(pending, jobs)
+    print(f"{n} split(s) run, {len(pending) - n} already done, {time.perf_counter() - t0:.1f} s", flush=True)
 
 
 # ------------------------------------------------------------------------------------------ report
@@ -416,12 +416,13 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--out", default="results/paul2015")
     ap.add_argument("--datasets", nargs="*", default=None)
     ap.add_argument("--resamples", type=int, default=None)
+    ap.add_argument("--jobs", type=int, default=1, help="worker processes (one BLAS thread each)")
     ap.add_argument("--report", action="store_true", help="only aggregate the finished splits")
     a = ap.parse_args(argv)
     cfg = load_config(a.config)
     out = Path(a.out)
     if not a.report:
-        run(cfg, out, a.datasets, a.resamples)
+        run(cfg, out, a.datasets, a.resamples, a.jobs)
     report(cfg, out)
 
 

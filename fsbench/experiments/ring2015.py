@@ -21,9 +21,9 @@ Two parts (the paper's experiment section is not in our copy; ALGORITHMS.md §9.
 
 Usage::
 
-    python -m fsbench.experiments.ring2015 configs/ring2015/reduced.yaml --out results/ring2015 \
-        [--part fig1|uci] [--datasets pima ...]       # resumable (one JSON per task under tasks/)
-    python -m fsbench.experiments.ring2015 configs/ring2015/reduced.yaml --out results/ring2015 --report
+    python -m fsbench.experiments.ring2015 configs/ring2015/ring2015.yaml --out results/ring2015 \
+        [--part fig1|uci] [--datasets pima ...] [--jobs N]   # resumable (one JSON per task under tasks/)
+    python -m fsbench.experiments.ring2015 configs/ring2015/ring2015.yaml --out results/ring2015 --report
 
 Outputs: ``fig1.csv``, ``fig1_summary.csv``, ``plots/fig1_data.png``; ``uci.csv`` (one row per dataset ×
 d × split × method), ``uci_summary.csv``, ``plots/uci_accuracy.png``, ``plots/uci_runtime.png``;
@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import time
 import warnings
 from math import comb
@@ -45,12 +44,12 @@ import numpy as np
 import pandas as pd
 import yaml
 from sklearn.svm import SVC
-from threadpoolctl import threadpool_limits
 
 from fsbench.algorithms.branch_bound import BranchAndBound, ExhaustiveWrapper, NonMonotoneCriterionWarning
 from fsbench.algorithms.kernels import make_kernel
 from fsbench.algorithms.rkhs_criteria import is_monotone
 from fsbench.data import open_dataset
+from fsbench.experiments.common import run_task_files
 from fsbench.protocol import _stratified_take, derive_seed, standardize
 from fsbench.runner import git_commit, package_versions
 
@@ -201,37 +200,35 @@ def run_uci_task(cfg: dict[str, Any], dataset: str, d: int, split: int) -> list[
 
 
 # ------------------------------------------------------------------------------------------ driver
-def _store(path: Path, rows: list[dict[str, Any]]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(rows, default=lambda o: o.item() if hasattr(o, "item") else str(o)))
-    os.replace(tmp, path)
+def run(cfg: dict[str, Any], out: Path, part: str | None, datasets: list[str] | None, jobs: int = 1) -> None:
+    """Run (resume) the Fig. 1 draws and/or the UCI tasks; one JSON per finished task under ``out/tasks``.
 
-
-def run(cfg: dict[str, Any], out: Path, part: str | None, datasets: list[str] | None) -> None:
-    """Run (resume) the Fig. 1 draws and/or the UCI tasks; one JSON per finished task under ``out/tasks``."""
+    A UCI dataset entry may set its own ``splits`` (fewer for the sets whose wrapper is expensive).
+    """
     s = cfg["settings"]
+    pending = []
     if part in (None, "fig1"):
-        t0 = time.perf_counter()
         for r in range(int(s["fig1"]["draws"])):
-            p = out / "tasks" / "fig1" / f"draw{r:03d}.json"
-            if not p.exists():
-                with threadpool_limits(1):
-                    _store(p, run_fig1_draw(cfg, r))
-        print(f"fig1: {time.perf_counter() - t0:.1f} s", flush=True)
+            pending.append((out / "tasks" / "fig1" / f"draw{r:03d}.json", run_fig1_draw, (cfg, r)))
     if part in (None, "uci"):
         for entry in s["uci"]["datasets"]:
-            name, ds_d = entry["name"], entry["d"]
+            name = entry["name"]
             if datasets and name not in datasets:
                 continue
-            t0 = time.perf_counter()
-            for d in ds_d:
-                for sp in range(int(s["uci"]["splits"])):
+            for d in entry["d"]:
+                for sp in range(int(entry.get("splits", s["uci"]["splits"]))):
                     p = out / "tasks" / "uci" / f"{name}__d{d}__s{sp:03d}.json"
-                    if not p.exists():
-                        with threadpool_limits(1):
-                            _store(p, run_uci_task(cfg, name, int(d), sp))
-            print(f"{name}: {time.perf_counter() - t0:.1f} s", flush=True)
+                    pending.append((p, run_uci_task, (cfg, name, int(d), sp)))
+    # the most expensive tasks first, so the last worker is not left alone with a big one
+    shapes = {
+        name: open_dataset(name).X.shape for name in {a[1] for _, fn, a in pending if fn is run_uci_task}
+    }
+    pending.sort(
+        key=lambda t: -(comb(shapes[t[2][1]][1], t[2][2]) * shapes[t[2][1]][0] if t[1] is run_uci_task else 0)
+    )
+    t0 = time.perf_counter()
+    n = run_task_files(pending, jobs)
+    print(f"{n} task(s) run, {len(pending) - n} already done, {time.perf_counter() - t0:.1f} s", flush=True)
 
 
 def _read(out: Path, part: str) -> pd.DataFrame:
@@ -383,13 +380,14 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("config")
     ap.add_argument("--out", default="results/ring2015")
     ap.add_argument("--part", choices=["fig1", "uci"], default=None)
+    ap.add_argument("--jobs", type=int, default=1, help="worker processes (one BLAS thread each)")
     ap.add_argument("--datasets", nargs="*", default=None)
     ap.add_argument("--report", action="store_true", help="only aggregate the finished tasks")
     a = ap.parse_args(argv)
     cfg = load_config(a.config)
     out = Path(a.out)
     if not a.report:
-        run(cfg, out, a.part, a.datasets)
+        run(cfg, out, a.part, a.datasets, a.jobs)
     report(cfg, out)
 
 
