@@ -95,3 +95,18 @@ def test_invalid_parameters(params):
     X, y = _problem(0, n=30, d=3)
     with pytest.raises(ValueError):
         FSPP(**params).fit(X, y)
+
+
+@pytest.mark.parametrize("kern", [Kernel("rbf", gamma=0.3), Kernel("poly", degree=2, offset=0.5)], ids=str)
+def test_permuted_column_rows_in_blocks_equal_the_whole_matrix(kern):
+    # FSPP builds the permuted kernel block by block (cache blocking); any blocking gives the same rows
+    from fsbench.algorithms.kernels import permuted_column
+
+    rng = np.random.default_rng(1)
+    X, Z = rng.normal(size=(11, 4)), rng.normal(size=(6, 4))
+    p = rng.permutation(11)
+    S = feature_statistic(kern, X, Z)
+    whole = permuted_column_grams(kern, S, X[:, 1], Z[:, 1], [p])
+    rows = permuted_column(kern, S, X[:, 1], Z[:, 1])
+    blocks = np.concatenate([rows(p[a : a + 4], slice(a, min(a + 4, 11))) for a in range(0, 11, 4)])
+    np.testing.assert_allclose(blocks, whole, rtol=1e-12)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import math
+
 import numpy as np
 import pytest
 
@@ -120,3 +123,16 @@ def test_ring_uci_task_on_a_fake_dataset(monkeypatch):
     assert set(methods) == {"bnb_mean_distance", "wrapper", "all_features"}
     assert methods["wrapper"]["n_evaluations"] == 6
     assert "1" in methods["bnb_mean_distance"]["subset"].split()
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_run_task_files_writes_each_result_once_and_resumes(tmp_path, jobs):
+    from fsbench.experiments.common import run_task_files
+
+    # a function importable in the worker processes (math.factorial), results JSON-serialisable
+    pending = [(tmp_path / "tasks" / f"t{i}.json", math.factorial, (i,)) for i in range(5)]
+    assert run_task_files(pending, jobs) == 5
+    assert [json.loads(p.read_text()) for p, _, _ in pending] == [math.factorial(i) for i in range(5)]
+    pending[2][0].unlink()
+    assert run_task_files(pending, jobs) == 1  # only the missing one
+    assert not list((tmp_path / "tasks").glob("*.tmp"))

@@ -218,3 +218,20 @@ def test_sklearn_classifier_checks(est):
     res = check_estimator(est, on_fail=None, expected_failed_checks=expected)
     failed = [r["check_name"] for r in res if r["status"] == "failed"]
     assert failed == []
+
+
+def test_class_block_decision_equals_dense_product():
+    # _decision multiplies each class's support vectors with that class's pairs only; same values
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(120, 5))
+    y = np.argmax(X[:, :4] + 0.5 * rng.normal(size=(120, 4)), axis=1)
+    clf = PairwiseKernelSVC(C=1.0, random_state=0).fit(X, y)
+    svc = clf.svc_
+    Ks = clf.kernel_.gram(X, clf.support_vectors_)
+    dense = Ks @ svc.dual_coef_ + svc.intercept_
+    np.testing.assert_allclose(svc._decision(Ks), dense, rtol=1e-12, atol=1e-12)
+    # support vectors are grouped by class, and a pair's column is zero outside its two classes
+    cls = np.searchsorted(svc.classes_, y[svc.support_])
+    assert np.all(np.diff(cls) >= 0)
+    for p, (i, j) in enumerate(svc.pairs_):
+        assert not np.any(svc.dual_coef_[(cls != i) & (cls != j), p])

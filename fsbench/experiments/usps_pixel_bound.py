@@ -59,7 +59,7 @@ def training_split(source: str, seed: int = 2012) -> tuple[np.ndarray, ...]:
     return X_tr, y[tr], X_te, y_te
 
 
-def test_error(X_tr, y_tr, X_te, y_te, cols: list[int], C: float = 10.0) -> float:
+def multiclass_error(X_tr, y_tr, X_te, y_te, cols: list[int], C: float = 10.0) -> float:
     """Test error of ``SVC(rbf, gamma="scale", C)`` on the columns ``cols``."""
     svc = SVC(kernel="rbf", gamma="scale", C=C).fit(X_tr[:, cols], y_tr)
     return float(np.mean(svc.predict(X_te[:, cols]) != y_te))
@@ -88,7 +88,7 @@ def greedy_on_test(source: str, kmax: int, jobs: int = 1) -> list[dict]:
     par = Parallel(n_jobs=jobs)
     for k in range(1, kmax + 1):
         cand = [j for j in range(X_tr.shape[1]) if j not in chosen and X_tr[:, j].std() > 0]
-        errs = par(delayed(test_error)(X_tr, y_tr, X_te, y_te, chosen + [j]) for j in cand)
+        errs = par(delayed(multiclass_error)(X_tr, y_tr, X_te, y_te, chosen + [j]) for j in cand)
         best = int(np.argmin(errs))  # ties: the lowest pixel index
         chosen.append(cand[best])
         pair = pairwise_error(X_tr, y_tr, X_te, y_te, chosen)
