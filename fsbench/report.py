@@ -6,7 +6,8 @@ selector and S with the paired-t-test verdict against the best method of the cel
 and provenance (commit, repeats). With ``--paper`` it adds, from the paper's machine-readable values
 (``configs/<paper>/paper_values.yaml``), paper value vs ours, the difference and whether it is
 significant given both standard deviations, and whether each qualitative claim holds; a summary at
-the top counts cells within the paper's ± std and claims that hold.
+the top counts cells within the paper's ± std and claims that hold. A hand-written ``REPORT_notes.md``
+in ``RESULTS_DIR`` (why the numbers differ, what was substituted) is inserted after the summary.
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ import pandas as pd
 
 from fsbench.plots import find_result_files, plot_results
 from fsbench.stats import paired_ttests, rank_shares, summary
+
+#: A hand-written discussion in the results directory, inserted after the summary when present.
+NOTES_FILE = "REPORT_notes.md"
 
 
 def _pct(x: float) -> str:
@@ -137,6 +141,9 @@ def write_report(results_dir: Path, paper: str | None = None, out: Path | None =
         summary_lines, paper_text = paper_sections(paper, all_df, root)
         head += summary_lines
         sections.insert(0, paper_text)
+    notes = results_dir / NOTES_FILE
+    if notes.exists():  # the hand-written discussion (likeliest reasons for differences) follows the summary
+        head += [notes.read_text().rstrip(), ""]
     from fsbench.paper_compare import method_frame
 
     shares = rank_shares(method_frame(all_df))  # one row per method even where configs label it differently

@@ -500,11 +500,14 @@ def test_report_end_to_end(tmp_path):
             )
         ),
     )
+    (res_dir / "REPORT_notes.md").write_text("## Why our numbers differ (hand-written)\n\nBecause.\n")
     r = cli("report", res_dir, "--paper", "ramona2012")
     assert r.exit_code == 0, r.stderr
     text = (res_dir / "REPORT.md").read_text()
     head = text[: text.index("## Paper vs ours")]
     assert "## Comparison with the paper ramona2012 — summary" in head
+    # the hand-written notes follow the generated summary
+    assert head.index("## Why our numbers differ (hand-written)") > head.index("**Claims:")
     m = re.search(r"\*\*Table cells: (\d+) of (\d+) comparable cells agree with the paper\*\*", head)
     # tab6: 3 methods x Ionosphere S = 5, 10; Table VII §V-C: 3 methods x first/second/rest
     assert m and int(m.group(2)) == 6 + 9
