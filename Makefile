@@ -15,7 +15,7 @@ help:
 	@echo "make test            venv + dev deps + the whole test suite"
 	@echo "make lint            ruff check + ruff format --check"
 	@echo "make bench           speed benchmarks -> benchmarks/results/"
-	@echo "make reproduce-quick every paper config, 3 repeats, coarse grids (< 15 min on 2 cores)"
+	@echo "make reproduce-quick every Ramona config, 2 repeats, without FSPP, into results/quick/"
 	@echo "make reproduce-all   every paper figure and table with the paper's repeats"
 
 $(BIN)/python:
@@ -69,7 +69,7 @@ reproduce-ramona2012: $(addprefix reproduce-ramona2012-,$(RAMONA)) report-ramona
 report-ramona2012: install
 	$(BIN)/fsbench report $(RAMONA_OUT) --paper ramona2012
 
-# Every Ramona config with 2 repeats (FSPP, ~15 min a repeat on USPS, left out) into results/quick/.
+# Every Ramona config with 2 repeats into results/quick/ (FSPP left out: ~3 CPU-min per USPS repeat).
 reproduce-quick: install
 	$(foreach e,$(RAMONA),$(BIN)/fsbench run configs/ramona2012/$(e).yaml --repeats 2 --exclude-selector fspp \
 	  --jobs $(JOBS) --out results/quick/ramona2012/$(e) --no-progress &&) true
