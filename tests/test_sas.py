@@ -82,3 +82,26 @@ def test_sas_finds_relevant_features_of_nonlinear_toy():
         order = np.argsort(SAS(kernel="rbf").fit(X, y).ranking_)
         hits += set(order[:2]) == {0, 1}
     assert hits >= 18, f"SAS found both relevant features in only {hits}/30 draws"
+
+
+@pytest.mark.parametrize("name", ["sas", "scss", "r2w2", "fisher", "arom", "kfds", "rfe"])
+def test_constant_training_feature_is_ranked_last(name):
+    # zero gradient keeps a constant feature's scale at its start value: without the rule SAS/SCSS/R2W2
+    # would rank it first (Ionosphere a2, USPS border pixels on 14 samples)
+    from fsbench.algorithms.registry import resolve
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 6))
+    y = np.where(X[:, 0] + 0.3 * rng.normal(size=40) > 0, 1, -1)
+    X[:, 3] = 2.5
+    sel = resolve(name)().fit(X, y)
+    assert sel.ranking_[3] == 6
+    assert sorted(sel.ranking_) == list(range(1, 7))
+
+
+def test_constant_features_last_keeps_the_other_order():
+    from fsbench.algorithms.base import constant_features_last
+
+    X = np.array([[1.0, 5.0, 0.0, np.nan], [2.0, 5.0, 1.0, 7.0], [3.0, 5.0, 2.0, 7.0]])
+    ranking = np.array([4, 1, 3, 2])  # best first: 1, 3, 2, 0
+    np.testing.assert_array_equal(constant_features_last(ranking, X), [2, 3, 1, 4])

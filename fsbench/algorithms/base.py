@@ -45,12 +45,33 @@ def ranking_from_order(order: np.ndarray) -> np.ndarray:
     return ranking
 
 
+def constant_features_last(ranking: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """``ranking`` with the columns of ``X`` that hold a single value (NaN ignored) moved to the end.
+
+    The other features keep their relative order; the constant ones keep theirs among themselves.
+    """
+    present = ~np.isnan(X)
+    lo = np.where(present, X, np.inf).min(axis=0)
+    hi = np.where(present, X, -np.inf).max(axis=0)
+    const = ~(hi > lo)
+    if not const.any() or const.all():
+        return ranking
+    order = np.argsort(ranking, kind="stable")
+    return ranking_from_order(np.concatenate([order[~const[order]], order[const[order]]]))
+
+
 class BaseSelector(SelectorMixin, BaseEstimator):
     """Validate input, encode labels, call ``_fit``, check that the ranking is complete.
 
     Subclasses implement ``_fit(X, y)`` where ``y`` holds class indices 0..C-1 (``self.classes_``
     keeps the original labels) and set ``ranking_`` there, usually through
     :func:`ranking_from_scores` or :func:`ranking_from_order`.
+
+    Features that are constant on the training data (missing values ignored) are then moved to the
+    end of the ranking, keeping the order of the others ([D], :func:`constant_features_last`): no
+    criterion can depend on them, and scale-factor methods (SAS, SCSS, R2W2) would otherwise rank
+    them *first* — their gradient is zero, so their scale stays at its starting value while the
+    others shrink (e.g. the constant Ionosphere feature a2, or USPS border pixels on 14 samples).
     """
 
     #: One line for ``fsbench selectors list``.
@@ -62,6 +83,9 @@ class BaseSelector(SelectorMixin, BaseEstimator):
     supported_kernels: tuple[str, ...] = ("linear", "rbf", "poly")
     #: True for the no-selection baseline, which the protocol evaluates once, at S = D.
     baseline_all: bool = False
+    #: Move training-constant features to the end of ``ranking_`` (off for searches whose
+    #: ``ranking_`` must start with their ``subset_``).
+    rank_constant_last: bool = True
 
     def __init__(self, n_features_to_select: int | float | None = None):
         self.n_features_to_select = n_features_to_select
@@ -99,6 +123,8 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         ranking = np.asarray(self.ranking_)
         if sorted(ranking.tolist()) != list(range(1, X.shape[1] + 1)):
             raise RuntimeError(f"{type(self).__name__} produced an incomplete ranking")
+        if self.rank_constant_last:
+            self.ranking_ = constant_features_last(ranking, X)
         return self
 
     def _fit(self, X: np.ndarray, y: np.ndarray) -> None:  # pragma: no cover - abstract

@@ -253,6 +253,7 @@ class BranchAndBound(BaseSelector):
     ranking_ : complete ranking, subset first (module docstring).
     """
 
+    rank_constant_last = False  # ranking_ starts with subset_
     description = "branch-and-bound optimal subset on an RKHS class-separability criterion (2-class)"
     citation = "Ring & Eskofier 2015, Pattern Recogn. Lett. 68:56-62; ECST BranchAndBound (Chen 2003)"
     supported_kernels: tuple[str, ...] = ("poly", "rbf", "linear")
@@ -371,6 +372,7 @@ class ExhaustiveWrapper(BaseSelector):
     (subset first, module docstring rule with J = CV accuracy; ties to the lower index).
     """
 
+    rank_constant_last = False  # ranking_ starts with subset_
     description = "exhaustive wrapper: the d-subset with the best SVM cross-validated accuracy"
     citation = "Ring & Eskofier 2015, Pattern Recogn. Lett. 68:56-62 (wrapper baseline)"
 
