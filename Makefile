@@ -15,7 +15,7 @@ help:
 	@echo "make test            venv + dev deps + the whole test suite"
 	@echo "make lint            ruff check + ruff format --check"
 	@echo "make bench           speed benchmarks -> benchmarks/results/"
-	@echo "make reproduce-quick every Ramona config, 2 repeats, without FSPP, into results/quick/"
+	@echo "make reproduce-quick every Ramona config, 3 repeats, coarse grids, without FSPP, into results/quick/"
 	@echo "make reproduce-all   every paper figure and table with the paper's repeats"
 
 $(BIN)/python:
@@ -69,9 +69,10 @@ reproduce-ramona2012: $(addprefix reproduce-ramona2012-,$(RAMONA)) report-ramona
 report-ramona2012: install
 	$(BIN)/fsbench report $(RAMONA_OUT) --paper ramona2012
 
-# Every Ramona config with 2 repeats into results/quick/ (FSPP left out: ~3 CPU-min per USPS repeat).
+# Every Ramona config with 3 repeats and at most 3 values per n / S grid (first and last kept) into
+# results/quick/ (FSPP left out: ~3 CPU-min per USPS fit).
 reproduce-quick: install
-	$(foreach e,$(RAMONA),$(BIN)/fsbench run configs/ramona2012/$(e).yaml --repeats 2 --exclude-selector fspp \
+	$(foreach e,$(RAMONA),$(BIN)/fsbench run configs/ramona2012/$(e).yaml --repeats 3 --coarse 3 --exclude-selector fspp \
 	  --jobs $(JOBS) --out results/quick/ramona2012/$(e) --no-progress &&) true
 	$(BIN)/fsbench report results/quick/ramona2012 --paper ramona2012
 

@@ -71,6 +71,10 @@ def run(
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Parallel worker processes.")] = 1,
     repeats: Annotated[int | None, typer.Option(min=1, help="Override protocol.repeats.")] = None,
     seed: Annotated[int | None, typer.Option(min=0, help="Override the config seed.")] = None,
+    coarse: Annotated[
+        int | None,
+        typer.Option(min=1, help="Keep at most this many evenly spaced values of every n_train / S grid."),
+    ] = None,
     exclude_selector: Annotated[
         list[str] | None, typer.Option(help="Leave out a selector (name or label; ignored where absent).")
     ] = None,
@@ -100,7 +104,9 @@ def run(
     from fsbench.runner import run_experiment, validate
 
     exps = [
-        load_experiment(c, {"repeats": repeats, "seed": seed, "exclude_selectors": exclude_selector})
+        load_experiment(
+            c, {"repeats": repeats, "seed": seed, "exclude_selectors": exclude_selector, "coarse": coarse}
+        )
         for c in configs
     ]
     names = [e.name for e in exps]

@@ -155,9 +155,10 @@ def config_hash(effective: dict[str, Any]) -> str:
 def load_experiment(path: str | Path, overrides: dict[str, Any] | None = None) -> Experiment:
     """Read, override and validate one YAML config.
 
-    ``overrides`` keys: ``repeats``, ``seed`` and ``exclude_selectors`` (names or labels) from the
-    command line; they are applied to the raw mapping before validation so that ``run.json`` and the
-    config hash see the effective config.
+    ``overrides`` keys: ``repeats``, ``seed``, ``exclude_selectors`` (names or labels) and ``coarse``
+    (keep at most that many evenly spaced values, first and last included, of every ``n_train`` and
+    ``n_features`` list) from the command line; they are applied to the raw mapping before validation
+    so that ``run.json`` and the config hash see the effective config.
     """
     path = Path(path)
     try:
@@ -189,6 +190,18 @@ def load_experiment(path: str | Path, overrides: dict[str, Any] | None = None) -
                     entry["protocol"].pop("repeats", None)
         elif key == "seed":
             raw["seed"] = value
+        elif key == "coarse":
+            protocols = [raw.get("protocol")]
+            datasets = raw.get("dataset")
+            for entry in datasets if isinstance(datasets, list) else []:
+                if isinstance(entry, dict):
+                    protocols.append(entry.get("protocol"))
+            for proto in protocols:
+                if not isinstance(proto, dict):
+                    continue  # validation reports it
+                for grid in ("n_train", "n_features"):
+                    if isinstance(proto.get(grid), list):
+                        proto[grid] = thin_grid(proto[grid], value)
         elif key == "exclude_selectors":
             sels = raw.get("selectors")
             if not value or not isinstance(sels, list):
@@ -202,6 +215,24 @@ def load_experiment(path: str | Path, overrides: dict[str, Any] | None = None) -
         else:  # pragma: no cover - programming error
             raise KeyError(key)
     return parse_experiment(raw, path)
+
+
+def thin_grid(values: list, k: int) -> list:
+    """At most ``k`` evenly spaced entries of ``values`` (by position), first and last kept.
+
+    >>> thin_grid([10, 20, 30, 40, 50, 60, 70, 80, 90, 100], 3)
+    [10, 60, 100]
+    """
+    if k < 1:
+        raise ValueError(f"k must be >= 1, got {k}")
+    if len(values) <= k:
+        return list(values)
+    if k == 1:
+        return [values[-1]]
+    n = len(values) - 1
+    # integer rounding half up keeps the result independent of floating point
+    idx = sorted({(i * n * 2 + (k - 1)) // (2 * (k - 1)) for i in range(k)})
+    return [values[i] for i in idx]
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):

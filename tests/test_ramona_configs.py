@@ -231,3 +231,25 @@ def test_toy_figures(exps):
         p = exps[stem].datasets[0].protocol
         assert p.n_train == tuple(range(10, 101, 10)) and p.n_test == 500
         assert p.repeats == 40 and p.n_features == (2,)
+
+
+def test_coarse_override_thins_every_grid_keeping_the_ends():
+    """`--coarse K` (make reproduce-quick) keeps first and last n / S and at most K values per grid."""
+    from fsbench.config import thin_grid
+
+    assert thin_grid([10, 20, 30, 40, 50, 60, 70, 80, 90, 100], 3) == [10, 60, 100]
+    assert thin_grid([5, 10], 3) == [5, 10]
+    assert thin_grid([200, 150, 100, 50, 30, 10, 5], 2) == [200, 5]
+    fig1 = load_experiment(CONFIG_DIR / "fig1a_weston_linear.yaml", {"coarse": 3})
+    assert fig1.datasets[0].protocol.n_train == (10, 60, 100)
+    # per-dataset protocol overrides are thinned too; every thinned grid is a subset of the full one
+    for stem in ("tab4_neumann", "tab6_gmkl", "fig6_parkinsons_poly", "tab8_cpu_vs_n"):
+        full = load_experiment(CONFIG_DIR / f"{stem}.yaml")
+        thin = load_experiment(CONFIG_DIR / f"{stem}.yaml", {"coarse": 3})
+        for a, b in zip(full.datasets, thin.datasets, strict=True):
+            for grid in ("n_train", "n_features"):
+                g_full, g_thin = getattr(a.protocol, grid), getattr(b.protocol, grid)
+                if g_full == "all":
+                    continue
+                assert len(g_thin) <= 3 and set(g_thin) <= set(g_full)
+                assert g_thin[0] == g_full[0] and g_thin[-1] == g_full[-1]
