@@ -53,7 +53,7 @@ bench: install
 # Fig. 5a/5b and Table III need datasets that are not available (their configs refuse with exit 2).
 RAMONA := fig1a_weston_linear fig1b_weston_nonlinear fig2a_spambase_linear fig2b_spambase_rbf \
           fig3a_ionosphere_linear fig3b_ionosphere_rbf fig4_lymphoma_linear fig6_parkinsons_poly \
-          tab2_usps tab2_usps_libsvm_test tab4_neumann tab5_usps_binary tab6_gmkl tab8_cpu_vs_n tab9_cpu_vs_d
+          tab2_usps tab2_usps_libsvm_test tab2_usps_test_rest tab4_neumann tab5_usps_binary tab6_gmkl tab8_cpu_vs_n tab9_cpu_vs_d
 RAMONA_OUT ?= results/ramona2012
 
 define ramona_target
