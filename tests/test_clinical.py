@@ -299,3 +299,22 @@ def test_one_hot_encoding():
     assert Z[1, 4:].tolist() == [0.0, 0.0]  # missing category: all-zero row
     assert Z[3, 0] == 0.0  # missing continuous: mean
     np.testing.assert_allclose(Z[:3, 0], (np.array([1, 2, 3]) - 2) / np.std([1, 2, 3]))
+
+
+def test_svm_duals_iteration_cap_returns_the_current_duals():
+    """The MKL inner SVMs carry an iteration cap (libsvm can cycle without one): a capped fit warns
+    and still returns feasible duals (|α| ≤ C, Σ α_i y_i = 0 up to libsvm's tolerance)."""
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    X, y = mixed(5, n=60)
+    K = ClinicalKernel(CAT).fit(X).gram(X)
+    yb = machine_targets(y)[0]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        a, obj = svm_duals(K, yb, 1.0, tol=1e-8, max_iter=3)
+    assert any(issubclass(w.category, ConvergenceWarning) for w in caught)
+    assert np.all(np.abs(a) <= 1.0 + 1e-9) and abs(a.sum()) < 1e-6 and np.isfinite(obj)
+    full, _ = svm_duals(K, yb, 1.0, tol=1e-8)
+    assert not np.allclose(a, full)  # 3 iterations do not reach the optimum: the cap did act

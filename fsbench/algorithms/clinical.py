@@ -67,6 +67,11 @@ IMPORTANCES = ("abs", "signed")
 #: libsvm tolerance of the SVMs inside SimpleMKL (tighter than libsvm's 1e-3 so that objective
 #: differences along the line search are not dominated by solver error).
 _MKL_SVM_TOL = 1e-5
+#: libsvm iteration cap of the MKL inner SVMs. scikit-learn's default (-1) is unlimited, and at the
+#: tight ``_MKL_SVM_TOL`` libsvm can cycle for hours on a kernel of a few categorical features (many
+#: identical rows, e.g. horse_colic late in the RFE); a fit that hits the cap returns its current
+#: duals (a ConvergenceWarning), and the MKL line search then simply sees no decrease.
+_MKL_SVM_MAX_ITER = 1_000_000
 _MAX_HALVINGS = 30
 
 
@@ -91,13 +96,15 @@ def machine_targets(y: np.ndarray) -> list[np.ndarray]:
     return [np.where(y == c, 1.0, -1.0) for c in range(n_classes)]
 
 
-def svm_duals(K: np.ndarray, yb: np.ndarray, C: float, tol: float = 1e-3) -> tuple[np.ndarray, float]:
+def svm_duals(
+    K: np.ndarray, yb: np.ndarray, C: float, tol: float = 1e-3, max_iter: int = -1
+) -> tuple[np.ndarray, float]:
     r"""Signed duals :math:`\breve\alpha = \alpha\circ y` (full length, 0 off support) and the dual
     objective :math:`\sum_i\alpha_i - \tfrac12\breve\alpha^\top K\breve\alpha` of ``SVC(precomputed)``."""
     a = np.zeros(yb.size)
     if np.all(yb == yb[0]):
         return a, 0.0
-    svc = SVC(kernel="precomputed", C=C, tol=tol).fit(K, yb)
+    svc = SVC(kernel="precomputed", C=C, tol=tol, max_iter=max_iter).fit(K, yb)
     a[svc.support_] = svc.dual_coef_[0]
     sv = svc.support_
     w2 = float(a[sv] @ K[np.ix_(sv, sv)] @ a[sv])
@@ -306,7 +313,7 @@ def simple_mkl(
         Kmu = bank.weighted_sum(feats, weights)
         duals, obj = [], 0.0
         for yb in targets:
-            a, o = svm_duals(Kmu, yb, C, tol=_MKL_SVM_TOL)
+            a, o = svm_duals(Kmu, yb, C, tol=_MKL_SVM_TOL, max_iter=_MKL_SVM_MAX_ITER)
             duals.append(a)
             obj += o
         n_svm[0] += 1
