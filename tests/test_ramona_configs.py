@@ -253,3 +253,23 @@ def test_coarse_override_thins_every_grid_keeping_the_ends():
                     continue
                 assert len(g_thin) <= 3 and set(g_thin) <= set(g_full)
                 assert g_thin[0] == g_full[0] and g_thin[-1] == g_full[-1]
+
+
+def test_quick_protocol_runs_a_synthetic_config_end_to_end(tmp_path):
+    """`make reproduce-quick` on one synthetic config: 3 repeats, --coarse 3, then the paper report."""
+    from conftest import cli
+
+    out = tmp_path / "quick" / "fig1b_weston_nonlinear"
+    res = cli(
+        "run", CONFIG_DIR / "fig1b_weston_nonlinear.yaml", "--repeats", 3, "--coarse", 3,
+        "--exclude-selector", "fspp", "--out", out, "--no-progress",
+    )  # fmt: skip
+    assert res.exit_code == 0, res.stderr
+    import pandas as pd
+
+    df = pd.read_csv(out / "results.csv")
+    assert sorted(df["n_train"].unique()) == [10, 60, 100]
+    assert set(df["repeat"]) == {0, 1, 2} and (df["status"] == "ok").all()
+    assert cli("report", tmp_path / "quick", "--paper", "ramona2012").exit_code == 0
+    body = (tmp_path / "quick" / "REPORT.md").read_text()
+    assert "fig1b.r2w2_best" in body and "fig1b_weston_nonlinear" in body
