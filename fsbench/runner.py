@@ -49,7 +49,7 @@ from typing import Any
 from fsbench.algorithms.registry import UnknownSelectorError, get_selector, resolve
 from fsbench.config import ConfigError, Experiment
 from fsbench.data import DatasetError, SyntheticDataset, get_card, open_dataset
-from fsbench.protocol import RANKING_COLUMNS, RESULT_COLUMNS, SCHEMA_VERSION, Task, run_task
+from fsbench.protocol import RANKING_COLUMNS, RESULT_COLUMNS, SCHEMA_VERSION, Task, TaskResult, run_task
 
 BACKENDS = ("loky", "threading", "dask", "dask-local")
 
@@ -264,6 +264,41 @@ class TaskStore:
             # Corrupt or truncated: discard; the task will run again.
             path.unlink(missing_ok=True)
             return None
+
+    def restore_from_tables(self, task_ids: Iterable[str]) -> int:
+        """Rebuild missing task files from ``results.csv`` / ``rankings.csv`` next to ``tasks/``.
+
+        The tables are committed and the task files are not, so a fresh clone has rows but no
+        task files; without this, a finished experiment would be recomputed from scratch. A task is
+        restored only when both tables hold it (its result rows and its ranking row); values are
+        kept as the CSV text, so rewriting the tables reproduces them byte for byte. The caller has
+        checked that ``run.json`` holds the same effective config. Returns the number restored.
+        """
+        root = self.dir.parent
+        res_path, rank_path = root / "results.csv", root / "rankings.csv"
+        if not (res_path.exists() and rank_path.exists()):
+            return 0
+        wanted = {t for t in task_ids if not (self.dir / f"{t}.json").exists()}
+        if not wanted:
+            return 0
+        rows: dict[str, list[dict]] = {}
+        with res_path.open(newline="") as fh:
+            for r in csv.DictReader(fh):
+                if r.get("task_id") in wanted:
+                    if r.get("n_features", "").isdigit():
+                        r["n_features"] = int(r["n_features"])  # write_tables sorts on it
+                    rows.setdefault(r["task_id"], []).append(r)
+        ranks: dict[str, dict] = {}
+        with rank_path.open(newline="") as fh:
+            for r in csv.DictReader(fh):
+                if r.get("task_id") in wanted:
+                    ranks[r["task_id"]] = r
+        n = 0
+        for tid in sorted(set(rows) & set(ranks)):
+            status = rows[tid][0].get("status", "")
+            self.put(TaskResult(task_id=tid, status=status, rows=rows[tid], ranking=ranks[tid]))
+            n += 1
+        return n
 
 
 def _csv_text(rows: Iterable[dict], columns: list[str]) -> str:
@@ -490,8 +525,9 @@ def check_commit(
     """Refuse to add rows computed by another commit to rows already there (unless ``allow``).
 
     Nothing is mixed when no task is left to compute (a finished run is only re-tabulated, e.g. by
-    ``make reproduce-all`` after later commits) or when no finished task is on disk (a fresh clone,
-    where task files are not committed: everything is recomputed by this commit).
+    ``make reproduce-all`` after later commits) or when no finished task is on disk (task files that
+    are absent from a fresh clone are first restored from the committed tables,
+    :meth:`TaskStore.restore_from_tables`).
     """
     if previous is None or allow or n_done == 0 or n_todo == 0:
         return
@@ -535,6 +571,8 @@ def run_experiment(
         store = TaskStore(out)
         store.clean_partials()
         tasks = expand(exp, commit)
+        if previous is not None:  # same effective config (checked): rows of a fresh clone count
+            store.restore_from_tables(t.task_id for t in tasks)
         todo = []
         for t in tasks:
             payload = store.get(t.task_id)

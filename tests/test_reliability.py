@@ -275,6 +275,8 @@ def test_other_git_commit_is_refused_unless_allow_mixed_code(tiny_config, tmp_pa
     # one task "from the other commit" must be redone by this one
     victim = sorted((out / "tasks").glob("*.json"))[0]
     victim.unlink()
+    for name in ("results.csv", "rankings.csv"):  # else the task would be restored from the tables
+        (out / name).unlink()
 
     res = cli("run", cfg, "--out", out, "--no-progress")
     assert res.exit_code == 2
@@ -382,8 +384,29 @@ def test_finished_run_under_another_commit_is_retabulated_not_refused(tiny_confi
     assert info["git_commit"] == other and info["commits"] == [other]  # nothing was computed by this commit
 
 
-def test_run_without_task_files_is_recomputed_by_this_commit(tiny_config, tmp_path, pinned_commit):
-    # a fresh clone: results.csv and run.json committed, tasks/ not
+def test_fresh_clone_restores_task_files_from_the_committed_tables(tiny_config, tmp_path, pinned_commit):
+    # a fresh clone: results.csv, rankings.csv and run.json committed, tasks/ not
+    out = tmp_path / "out"
+    cfg = write_config(tmp_path / "c.yaml", protocol={"repeats": 2})
+    assert cli("run", cfg, "--out", out, "--no-progress").exit_code == 0
+    run_json = out / "run.json"
+    info = json.loads(run_json.read_text())
+    other = "fedcba9" + "0" * 33
+    info["git_commit"], info["commits"] = other, [other]
+    run_json.write_text(json.dumps(info))
+    tables = {n: (out / n).read_bytes() for n in ("results.csv", "rankings.csv")}
+    for f in (out / "tasks").glob("*.json"):
+        f.unlink()
+
+    res = cli("run", cfg, "--out", out, "--no-progress")
+    assert res.exit_code == 0, res.stderr
+    assert "(18 resumed, 0 run, 0 failed)" in res.stdout  # nothing recomputed
+    assert {n: (out / n).read_bytes() for n in tables} == tables  # byte for byte
+    assert json.loads(run_json.read_text())["commits"] == [other]  # who computed the rows is kept
+    assert len(list((out / "tasks").glob("*.json"))) == 18
+
+
+def test_fresh_clone_with_missing_rows_is_not_silently_mixed(tiny_config, tmp_path, pinned_commit):
     out = tmp_path / "out"
     cfg = write_config(tmp_path / "c.yaml", protocol={"repeats": 2})
     assert cli("run", cfg, "--out", out, "--no-progress").exit_code == 0
@@ -394,9 +417,11 @@ def test_run_without_task_files_is_recomputed_by_this_commit(tiny_config, tmp_pa
     run_json.write_text(json.dumps(info))
     for f in (out / "tasks").glob("*.json"):
         f.unlink()
+    lines = (out / "rankings.csv").read_text().splitlines(keepends=True)
+    (out / "rankings.csv").write_text("".join(lines[:-1]))  # one task lost from the tables
 
     res = cli("run", cfg, "--out", out, "--no-progress")
-    assert res.exit_code == 0, res.stderr
-    info = json.loads(run_json.read_text())
-    assert info["git_commit"] == PINNED_COMMIT and info["commits"] == [PINNED_COMMIT]
-    assert {r["git_commit"] for r in result_dicts(out)} == {PINNED_COMMIT}
+    assert res.exit_code == 2 and "--allow-mixed-code" in res.stderr  # 17 restored tasks of another commit
+    res = cli("run", cfg, "--out", out, "--no-progress", "--allow-mixed-code")
+    assert res.exit_code == 0 and "(17 resumed, 1 run, 0 failed)" in res.stdout
+    assert json.loads(run_json.read_text())["commits"] == sorted([other, PINNED_COMMIT])
