@@ -48,21 +48,24 @@ from sklearn.svm import SVC
 from fsbench.config import KernelConfig, SelectorConfig
 from fsbench.data import open_dataset
 from fsbench.experiments.common import md_table
+from fsbench.paper_compare import load_paper_values
 from fsbench.protocol import _balanced_take, build_selector, derive_seed, standardize
 
-#: Table II of the paper at S = 10 and S = 5 (error %), best and worst method (AROM, FSPP).
-PAPER = {10: (6.3, 12.4), 5: (8.5, 13.8)}
 SOURCES = ("usps", "usps_libsvm_test")
 #: Sources of the per-pair measure: ``usps_rest`` = usps.h5 tested on the rest of its training file.
 PAIR_SOURCES = ("usps", "usps_rest", "usps_libsvm_test")
 PAIR_SELECTORS = ("fisher", "arom", "sas")
 PAIR_S = (5, 10, 30, 50)
-#: Table II of the paper (error %) for the rows the per-pair measure reruns.
-PAPER_ROWS = {
-    "fisher": {5: 12.2, 10: 10.1, 30: 7.5, 50: 6.7},
-    "arom": {5: 8.5, 10: 6.3, 30: 5.5, 50: 5.6},
-    "sas": {5: 10.6, 10: 8.3, 30: 6.5, 50: 6.2},
-}
+
+
+def paper_table2() -> dict[str, dict[int, float]]:
+    """Table II of the paper (error %), ``{method: {S: value}}``, from ``paper_values.yaml``."""
+    tables = load_paper_values("ramona2012")["tables"]
+    cells = next(t for t in tables if t["id"] == "table2")["cells"]
+    out: dict[str, dict[int, float]] = {}
+    for c in cells:
+        out.setdefault(c["method"], {})[int(c["S"])] = float(c["value"])
+    return out
 
 
 def training_split(source: str, seed: int = 2012, repeat: int = 0) -> tuple[np.ndarray, ...]:
@@ -173,6 +176,7 @@ def greedy_on_test(source: str, kmax: int, jobs: int = 1) -> list[dict]:
 
 
 def render(df: pd.DataFrame, seconds: float, pairs: pd.DataFrame | None = None) -> str:
+    paper = paper_table2()
     lines = [
         "# How low can the USPS error be with S pixels? (optimistic bound for Table II)",
         "",
@@ -193,7 +197,12 @@ def render(df: pd.DataFrame, seconds: float, pairs: pd.DataFrame | None = None) 
     ]
     body.append(
         ["paper Table II (best–worst method)"]
-        + [f"{PAPER[k][0]}–{PAPER[k][1]}" if k in PAPER else "" for k in ks]
+        + [
+            f"{min(v[k] for v in paper.values())}–{max(v[k] for v in paper.values())}"
+            if all(k in v for v in paper.values())
+            else ""
+            for k in ks
+        ]
     )
     lines += [md_table(header, body), ""]
     lines += [
@@ -214,6 +223,7 @@ def render(df: pd.DataFrame, seconds: float, pairs: pd.DataFrame | None = None) 
 def render_per_pair(pairs: pd.DataFrame) -> list[str]:
     """Markdown lines: per-pair selection errors (mean ± std over repeats) beside the paper."""
     n_rep = pairs["repeat"].nunique()
+    table2 = paper_table2()
     lines = [
         '## Selection per pair of classes (a reading of the paper\'s "pairwise scheme")',
         "",
@@ -228,7 +238,7 @@ def render_per_pair(pairs: pd.DataFrame) -> list[str]:
     body, body_pair = [], []
     for (src, sel), g in pairs.groupby(["source", "selector"], sort=False):
         stats = g.groupby("S")[["error", "pair_error"]].agg(["mean", "std"])
-        paper = PAPER_ROWS.get(sel, {})
+        paper = table2.get(sel, {})
         body.append(
             [src, sel]
             + [
