@@ -23,16 +23,43 @@ from typing import Any
 
 import yaml
 
-from fsbench.algorithms.kernels import GAMMA_RULES, KERNELS
+from fsbench.algorithms.kernels import GAMMA_RULES, KERNELS, parse_gamma
 
-CLASSIFIERS = ("svm", "svm_coupling", "knn")
+#: Final classifiers (fsbench.classifiers) and the options each accepts besides ``name``.
+CLASSIFIER_OPTIONS: dict[str, set[str]] = {
+    "svm": {"C", "class_weight"},
+    "svm_coupling": {"C"},
+    "knn": {"k"},
+    "clinical_svm": {"C", "class_weight"},
+}
+CLASSIFIERS = tuple(CLASSIFIER_OPTIONS)
+CLASS_WEIGHTS = ("balanced",)
 TEST_MODES = ("rest", "official")
 
-TOP_KEYS = {"name", "description", "paper", "notes", "seed", "dataset", "selectors", "kernel", "protocol"}
+#: Keys of an experiment config. ``jobs`` is an execution setting (e.g. 1 for CPU-time tables): it caps
+#: ``--jobs`` and is left out of the config hash, since it cannot change a result.
+TOP_KEYS = {
+    "name",
+    "description",
+    "paper",
+    "notes",
+    "seed",
+    "dataset",
+    "selectors",
+    "kernel",
+    "protocol",
+    "jobs",
+}
+#: A diagnostic config (``fsbench diagnose``) has the same keys, ``diagnostic`` and its ``settings``;
+#: ``selectors`` is optional there.
+DIAGNOSTIC_KEYS = TOP_KEYS | {"diagnostic", "settings"}
+#: Keys that do not enter the config hash (they cannot change a result).
+UNHASHED_KEYS = {"jobs"}
 PROTOCOL_KEYS = {
     "n_train",
     "n_test",
     "test",
+    "folds",
     "repeats",
     "stratify",
     "standardize",
@@ -44,7 +71,7 @@ PROTOCOL_KEYS = {
 }
 KERNEL_KEYS = {"name", "gamma", "degree", "offset", "scale"}
 SELECTOR_KEYS = {"name", "params", "label"}
-DATASET_KEYS = {"name", "generator", "params", "label", "protocol", "kernel"}
+DATASET_KEYS = {"name", "generator", "params", "label", "protocol", "kernel", "positive"}
 
 DEFAULT_PROTOCOL: dict[str, Any] = {
     "test": None,
@@ -57,6 +84,7 @@ DEFAULT_PROTOCOL: dict[str, Any] = {
     "n_select": None,
     "classifier": "svm",
     "k": 1,
+    "folds": None,
 }
 
 
@@ -96,9 +124,11 @@ class KernelConfig:
 
 @dataclass(frozen=True)
 class ProtocolConfig:
-    n_train: tuple[int, ...]
+    #: training-set sizes: integers (samples) or fractions in (0, 1) of the dataset's samples;
+    #: ``(None,)`` under k-fold resampling (the folds decide)
+    n_train: tuple[int | float | None, ...]
     n_test: int | None
-    test: str | None  # None (use n_test) | "rest" | "official"
+    test: str | None  # None (use n_test) | "rest" | "official"; "rest" under k-fold
     repeats: int
     stratify: bool | str  # True (proportional), False, or "balanced" (equal count per class)
     standardize: bool
@@ -107,6 +137,8 @@ class ProtocolConfig:
     n_select: int | None
     classifier: str
     k: int = 1  # neighbours of the knn classifier
+    folds: int | None = None  # k-fold: each repeat is a stratified partition into `folds` parts
+    class_weight: str | None = None  # "balanced": the final SVM weights classes by inverse frequency
 
 
 @dataclass(frozen=True)
@@ -125,6 +157,9 @@ class DatasetEntry:
     kernels: tuple[KernelConfig, ...]
     #: protocol key -> the key path it was set at (default: under the top-level ``protocol``).
     protocol_keys: dict[str, str] = field(default_factory=dict, hash=False, compare=False)
+    #: binarise a multiclass card: this label is class 1, every other label class 0 (Paul 2015's
+    #: arrhythmia, "normal" vs the rest)
+    positive: str | int | None = None
 
     def protocol_key(self, key: str) -> str:
         """Key path of the protocol setting ``key`` for error messages, e.g. ``dataset[1].protocol.test``."""
@@ -140,26 +175,44 @@ class Experiment:
     source: str
     effective: dict[str, Any] = field(hash=False, compare=False)
 
+    #: maximum number of parallel tasks the config allows (None: no limit), e.g. 1 for CPU-time tables
+    jobs: int | None = None
+    #: the diagnostic's name for a ``fsbench diagnose`` config, None for an experiment
+    diagnostic: str | None = None
+    settings: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+
     @property
     def config_hash(self) -> str:
         return config_hash(self.effective)
 
 
 def config_hash(effective: dict[str, Any]) -> str:
-    """sha256 of the canonical JSON of the effective config (after command-line overrides)."""
-    blob = json.dumps(effective, sort_keys=True, separators=(",", ":"), default=str)
+    """sha256 of the canonical JSON of the effective config (after command-line overrides).
+
+    Execution-only keys (:data:`UNHASHED_KEYS`, e.g. ``jobs``) are left out: they cannot change a result.
+    """
+    hashed = {k: v for k, v in effective.items() if k not in UNHASHED_KEYS}
+    blob = json.dumps(hashed, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
-# --------------------------------------------------------------------------- loading
-def load_experiment(path: str | Path, overrides: dict[str, Any] | None = None) -> Experiment:
-    """Read, override and validate one YAML config.
+def config_kind(raw: Any) -> str:
+    """What a YAML mapping under ``configs/`` is: ``experiment``, ``diagnostic``, ``paper_values`` or
+    ``unknown`` (so the CLI can say which command takes it)."""
+    if not isinstance(raw, dict):
+        return "unknown"
+    if "diagnostic" in raw:
+        return "diagnostic"
+    if "tables" in raw and "paper" in raw and "selectors" not in raw:
+        return "paper_values"
+    if "selectors" in raw or "protocol" in raw:
+        return "experiment"
+    return "unknown"
 
-    ``overrides`` keys: ``repeats``, ``seed``, ``exclude_selectors`` (names or labels) and ``coarse``
-    (keep at most that many evenly spaced values, first and last included, of every ``n_train`` and
-    ``n_features`` list) from the command line; they are applied to the raw mapping before validation
-    so that ``run.json`` and the config hash see the effective config.
-    """
+
+# --------------------------------------------------------------------------- loading
+def read_config(path: str | Path) -> dict[str, Any]:
+    """The YAML mapping of a config file (UTF-8, no repeated keys); ConfigError otherwise."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -176,6 +229,39 @@ def load_experiment(path: str | Path, overrides: dict[str, Any] | None = None) -
         raise ConfigError(path, "", f"invalid YAML{where}: {problem}") from None
     if not isinstance(raw, dict):
         raise ConfigError(path, "", f"expected a mapping of config keys, got {_tname(raw)}")
+    return raw
+
+
+_KIND_COMMAND = {
+    "experiment": "fsbench run",
+    "diagnostic": "fsbench diagnose",
+    "paper_values": "fsbench report (it reads it from configs/<paper>/)",
+}
+
+
+def load_experiment(
+    path: str | Path, overrides: dict[str, Any] | None = None, *, kind: str = "experiment"
+) -> Experiment:
+    """Read, override and validate one YAML config.
+
+    ``kind`` is ``"experiment"`` (``fsbench run``) or ``"diagnostic"`` (``fsbench diagnose``); a file of
+    another kind is refused with the command that takes it.
+
+    ``overrides`` keys: ``repeats``, ``seed``, ``exclude_selectors`` (names or labels) and ``coarse``
+    (keep at most that many evenly spaced values, first and last included, of every ``n_train`` and
+    ``n_features`` list) from the command line; they are applied to the raw mapping before validation
+    so that ``run.json`` and the config hash see the effective config.
+    """
+    path = Path(path)
+    raw = read_config(path)
+    found = config_kind(raw)
+    if found in _KIND_COMMAND and found != kind:
+        raise ConfigError(
+            path,
+            "",
+            f"this is a {found.replace('_', ' ')} file, not {'an' if kind[0] in 'aeiou' else 'a'} "
+            f"{kind} config; use {_KIND_COMMAND[found]}",
+        )
     raw = copy.deepcopy(raw)
     for key, value in (overrides or {}).items():
         if value is None:
@@ -214,7 +300,7 @@ def load_experiment(path: str | Path, overrides: dict[str, Any] | None = None) -
             raw["selectors"] = [x for x in sels if not (isinstance(x, (str, dict)) and names(x) & set(value))]
         else:  # pragma: no cover - programming error
             raise KeyError(key)
-    return parse_experiment(raw, path)
+    return parse_experiment(raw, path, kind=kind)
 
 
 def thin_grid(values: list, k: int) -> list:
@@ -253,9 +339,19 @@ class _UniqueKeyLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
-def parse_experiment(raw: dict[str, Any], source: str | Path = "<config>") -> Experiment:
+def parse_experiment(
+    raw: dict[str, Any], source: str | Path = "<config>", *, kind: str = "experiment"
+) -> Experiment:
     v = _Validator(source)
-    v.keys(raw, TOP_KEYS, "")
+    v.keys(raw, DIAGNOSTIC_KEYS if kind == "diagnostic" else TOP_KEYS, "")
+    diagnostic = None
+    settings: dict[str, Any] = {}
+    if kind == "diagnostic":
+        diagnostic = v.req(raw, "diagnostic", "", str)
+        settings = v.typ(raw.get("settings", {}) or {}, "settings", dict)
+    jobs = raw.get("jobs")
+    if jobs is not None:
+        jobs = v.integer(jobs, "jobs", minimum=1)
     name = v.req(raw, "name", "", str)
     if not name or any(c in name for c in "/\\") or name.startswith("."):
         raise ConfigError(source, "name", f"expected a non-empty name without '/', got {name!r}")
@@ -287,9 +383,12 @@ def parse_experiment(raw: dict[str, Any], source: str | Path = "<config>") -> Ex
             )
         seen.add(key)
 
-    sel_raw = v.req(raw, "selectors", "", list)
-    if not sel_raw:
-        raise ConfigError(source, "selectors", "expected a non-empty list of selectors")
+    if kind == "diagnostic" and "selectors" not in raw:
+        sel_raw = []
+    else:
+        sel_raw = v.req(raw, "selectors", "", list)
+        if not sel_raw:
+            raise ConfigError(source, "selectors", "expected a non-empty list of selectors")
     selectors = []
     labels = set()
     for i, s in enumerate(sel_raw):
@@ -312,6 +411,9 @@ def parse_experiment(raw: dict[str, Any], source: str | Path = "<config>") -> Ex
         selectors=tuple(selectors),
         source=str(source),
         effective=effective,
+        jobs=jobs,
+        diagnostic=diagnostic,
+        settings=copy.deepcopy(settings),
     )
 
 
@@ -396,16 +498,16 @@ class _Validator:
         if name not in KERNELS:
             raise self.err(f"{kp}.name", f"unknown kernel {name!r}; expected one of {', '.join(KERNELS)}")
         gamma = x.get("gamma", "median")
-        if isinstance(gamma, str):
-            if gamma not in GAMMA_RULES:
-                raise self.err(
-                    f"{kp}.gamma",
-                    f"expected a positive number or one of {', '.join(GAMMA_RULES)}, got {gamma!r}",
-                )
-        elif isinstance(gamma, bool) or not isinstance(gamma, Real) or not 0 < gamma < math.inf:
+        try:
+            if isinstance(gamma, bool):
+                raise ValueError
+            parse_gamma(gamma)
+        except ValueError:
             raise self.err(
-                f"{kp}.gamma", f"expected a positive number or one of {', '.join(GAMMA_RULES)}, got {gamma!r}"
-            )
+                f"{kp}.gamma",
+                f"expected a positive number, one of {', '.join(GAMMA_RULES)} or a multiple of one "
+                f"(e.g. median/4), got {gamma!r}",
+            ) from None
         degree = x.get("degree", 3)
         if isinstance(degree, bool) or not isinstance(degree, Real) or not 0 < degree < math.inf:
             raise self.err(f"{kp}.degree", f"expected a positive number, got {degree!r}")
@@ -437,17 +539,30 @@ class _Validator:
             merged.update(override)
             origin.update({k: kp_over for k in override})
         where = lambda k: f"{origin.get(k, kp_base)}.{k}"  # noqa: E731
-        if "n_train" not in merged:
-            raise self.err(f"{kp_base}.n_train", "missing key; expected an integer or a list of integers")
-        n_train = self.int_list(merged["n_train"], where("n_train"), minimum=2)
+        folds = merged["folds"]
         test = merged["test"]
         n_test = merged["n_test"]
-        if test is not None:
+        if folds is not None:
+            # k-fold: each repeat is a stratified partition; fold f is the test set of task f
+            folds = self.integer(folds, where("folds"), minimum=2)
+            for k in ("n_train", "n_test", "test", "n_select"):
+                if merged.get(k) is not None:
+                    raise self.err(where(k), f"{k} does not apply to k-fold resampling (folds: {folds})")
+            n_train: tuple = (None,)
+            test = "rest"
+        elif "n_train" not in merged:
+            raise self.err(
+                f"{kp_base}.n_train",
+                "missing key; expected an integer, a fraction in (0, 1), a list of them, or folds: K",
+            )
+        else:
+            n_train = self.train_sizes(merged["n_train"], where("n_train"))
+        if folds is None and test is not None:
             if not isinstance(test, str) or test not in TEST_MODES:
                 raise self.err(where("test"), f"expected one of {', '.join(TEST_MODES)}, got {test!r}")
             if n_test is not None:
                 raise self.err(where("n_test"), f"give either n_test or test: {test}, not both")
-        else:
+        elif folds is None:
             if n_test is None:
                 raise self.err(
                     f"{kp_base}.n_test", "missing key; expected n_test (an integer) or test: rest|official"
@@ -469,16 +584,13 @@ class _Validator:
         n_select = merged["n_select"]
         if n_select is not None:
             n_select = self.integer(n_select, where("n_select"), minimum=2)
+            if any(isinstance(n, float) for n in n_train):
+                raise self.err(where("n_select"), "n_select needs integer training sizes, not fractions")
             if any(n_select > n for n in n_train):
                 raise self.err(
                     where("n_select"), f"n_select ({n_select}) must not exceed n_train {list(n_train)}"
                 )
-        clf = merged["classifier"]
-        if clf not in CLASSIFIERS:
-            raise self.err(where("classifier"), f"expected one of {', '.join(CLASSIFIERS)}, got {clf!r}")
-        k_nn = self.integer(merged["k"], where("k"), minimum=1)
-        if "k" in merged and merged["k"] != 1 and clf != "knn":
-            raise self.err(where("k"), f"k applies to classifier: knn only, not {clf!r}")
+        clf, C, k_nn, class_weight = self.classifier(merged, where)
         keys = {k: where(k) for k in PROTOCOL_KEYS}
         return ProtocolConfig(
             n_train=n_train,
@@ -492,7 +604,79 @@ class _Validator:
             n_select=n_select,
             classifier=clf,
             k=k_nn,
+            folds=folds,
+            class_weight=class_weight,
         ), keys
+
+    def train_sizes(self, x, kp: str) -> tuple[int | float, ...]:
+        """Training sizes: integers >= 2 (samples) or fractions in (0, 1) of the dataset's samples."""
+        items = x if isinstance(x, list) else [x]
+        if not items:
+            raise self.err(kp, "expected a non-empty list of training sizes")
+        out: list[int | float] = []
+        for i, it in enumerate(items):
+            where = f"{kp}[{i}]" if isinstance(x, list) else kp
+            if isinstance(it, float) and not isinstance(it, bool):
+                if not 0.0 < it < 1.0:
+                    raise self.err(
+                        where, f"expected an integer >= 2 or a fraction in (0, 1) of the samples, got {it!r}"
+                    )
+                out.append(float(it))
+            else:
+                if isinstance(it, bool) or not isinstance(it, Integral):
+                    raise self.err(
+                        where,
+                        f"expected an integer >= 2 or a fraction in (0, 1), got {_tname(it)} ({it!r})",
+                    )
+                out.append(self.integer(it, where, minimum=2))
+        if len(set(out)) != len(out):
+            raise self.err(kp, f"duplicate values in {out}")
+        return tuple(out)
+
+    def classifier(self, merged: dict, where) -> tuple[str, str | float, int, str | None]:
+        """``classifier: NAME`` or ``{name: NAME, C: ..., class_weight: ..., k: ...}``; the protocol-level
+        ``C`` and ``k`` keys are kept as shorthands (a value set in both places is refused)."""
+        spec = merged["classifier"]
+        opts: dict[str, Any] = {}
+        if isinstance(spec, dict):
+            self.keys(spec, {"name"} | set().union(*CLASSIFIER_OPTIONS.values()), where("classifier"))
+            name = self.req(spec, "name", where("classifier"), str)
+            opts = {k: v for k, v in spec.items() if k != "name"}
+        else:
+            name = spec
+        if name not in CLASSIFIERS:
+            kp = f"{where('classifier')}.name" if isinstance(spec, dict) else where("classifier")
+            raise self.err(kp, f"expected one of {', '.join(CLASSIFIERS)}, got {name!r}")
+        allowed = CLASSIFIER_OPTIONS[name]
+        for key in opts:
+            if key not in allowed:
+                raise self.err(
+                    f"{where('classifier')}.{key}",
+                    f"{key} does not apply to classifier {name!r} (options: {', '.join(sorted(allowed))})",
+                )
+        for key in ("C", "k"):
+            if key in opts and merged.get(key) != DEFAULT_PROTOCOL[key]:
+                raise self.err(where(key), f"{key} is set both here and in classifier; keep one")
+        C = opts.get("C", merged["C"])
+        ckp = f"{where('classifier')}.C" if "C" in opts else where("C")
+        if isinstance(C, str):
+            if C != "joachims":
+                raise self.err(ckp, f"expected 'joachims' or a positive number, got {C!r}")
+        elif isinstance(C, bool) or not isinstance(C, Real) or not 0 < C < math.inf:
+            raise self.err(ckp, f"expected 'joachims' or a positive number, got {C!r}")
+        if name == "clinical_svm" and C == "joachims":
+            raise self.err(ckp, "the clinical-kernel SVM needs a fixed C (Joachims' rule is for vector data)")
+        kkp = f"{where('classifier')}.k" if "k" in opts else where("k")
+        k_nn = self.integer(opts.get("k", merged["k"]), kkp, minimum=1)
+        if k_nn != 1 and name != "knn":
+            raise self.err(kkp, f"k applies to classifier: knn only, not {name!r}")
+        class_weight = opts.get("class_weight")
+        if class_weight is not None and class_weight not in CLASS_WEIGHTS:
+            raise self.err(
+                f"{where('classifier')}.class_weight",
+                f"expected {' or '.join(CLASS_WEIGHTS)} or null, got {class_weight!r}",
+            )
+        return name, (C if isinstance(C, str) else float(C)), k_nn, class_weight
 
     def dataset(self, e, kp: str, base_protocol: dict, base_kernels) -> DatasetEntry:
         if isinstance(e, str):
@@ -521,10 +705,19 @@ class _Validator:
             spec = {"generator": gen, "params": params}
             label = e.get("label", gen)
         self.typ(label, f"{kp}.label", str)
+        positive = e.get("positive")
+        if positive is not None:
+            self.typ(positive, f"{kp}.positive", (str, int))
         kernels = self.kernels(e["kernel"], f"{kp}.kernel") if "kernel" in e else base_kernels
         proto, keys = self.protocol(base_protocol, e.get("protocol"), "protocol", f"{kp}.protocol")
         return DatasetEntry(
-            label=label, key=kp, spec=spec, protocol=proto, kernels=kernels, protocol_keys=keys
+            label=label,
+            key=kp,
+            spec=spec,
+            protocol=proto,
+            kernels=kernels,
+            protocol_keys=keys,
+            positive=positive,
         )
 
     def selector(self, s, kp: str) -> SelectorConfig:

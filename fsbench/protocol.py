@@ -1,7 +1,7 @@
-"""Evaluation protocol of one task: split → select on train → SVM on the top-S features → test error.
+"""Evaluation protocol of one task: split → select on train → classifier on the top-S features → metrics.
 
-A *task* is one (dataset, kernel, selector, n_train, repeat). Its random draws come from seeds
-derived with :class:`numpy.random.SeedSequence` from the config seed and *names only*:
+A *task* is one (dataset, kernel, selector, n_train, repeat[, fold]). Its random draws come from seeds
+derived from the config seed and *names only* (:mod:`fsbench.resampling`):
 
 * the split stream from (dataset, n_train, repeat) — never the selector, so every selector sees the
   same training and test sets and comparisons between selectors are paired (the papers' t-tests);
@@ -9,22 +9,25 @@ derived with :class:`numpy.random.SeedSequence` from the config seed and *names 
 
 Per task (Ramona 2012 §V; ALGORITHMS.md §0.2, §5, §13):
 
-1. Draw the split. Card datasets: a random subset of ``n_train`` rows, stratified (class proportions
-   kept) or balanced (equal count per class, ``stratify: balanced``); the test set is
-   ``n_test`` further rows, the rest (``test: rest``), or the card's official test split
-   (``test: official``). Synthetic datasets: ``n_train`` and ``n_test`` fresh draws.
-   A training draw with a single class (possible for tiny synthetic n) is redrawn; the number of
-   redraws is recorded.
+1. Draw the split (:func:`fsbench.resampling.draw_split`): a count or fraction of the rows, stratified,
+   balanced or plain; the test set is ``n_test`` further rows, the rest, the card's official test split,
+   or one part of a k-fold partition; synthetic datasets draw fresh samples. Labels become class
+   indices 0..C-1 (sorted order of the labels; a dataset entry's ``positive`` label makes it 2-class).
 2. Optionally z-score with the training mean/std (a constant training column is centred and left
    unscaled, std := 1, so it stays constant and harmless).
 3. Fit the selector on the training set (or on a stratified subset of ``n_select`` of it, Table V),
    timing CPU (``time.process_time``) and wall time. The selector sees the columns in a random order
    (a permutation from the split stream, mapped back afterwards): a selector that breaks ties by
    feature index would otherwise favour low indices — where the Weston toys put their relevant
-   features — and look better than it is.
-4. For each S: an SVM (``SVC(kernel="precomputed")``) on the top-S features of the *same* training
-   set with C = Joachims' Ĉ = 1/R̄² recomputed on that training set and feature subset (or a fixed C);
-   record the test error and the balanced error.
+   features — and look better than it is. Dataset-provided inputs (the card's ``categorical`` mask, for
+   selectors with a ``categorical`` parameter) are permuted the same way.
+   *Subset searches* (a class attribute ``subset_size_param``, e.g. branch-and-bound's ``d``) are fitted
+   once per S with that parameter set to S, unless the config fixes it.
+4. For each S: the final classifier (:mod:`fsbench.classifiers`; default an SVM on a precomputed Gram
+   matrix, C = Joachims' Ĉ = 1/R̄² recomputed on that training set and feature subset) on the top-S
+   features of the *same* training set; record the test error and the balanced error, and the
+   selector's scalar diagnostics (``n_iter_``, ``converged_``, ``n_evaluations_``,
+   ``criterion_value_``, ``subset_``) where it has them.
 """
 
 from __future__ import annotations
@@ -34,18 +37,31 @@ import json
 import time
 import traceback
 from dataclasses import dataclass
+from numbers import Real
 from typing import Any
 
 import numpy as np
+from sklearn.base import clone
 from sklearn.metrics import balanced_accuracy_score
-from sklearn.svm import SVC
 
-from fsbench.algorithms.kernels import Kernel, joachims_C
 from fsbench.algorithms.registry import get_selector, resolve
+from fsbench.classifiers import fit_predict
 from fsbench.config import KernelConfig, ProtocolConfig, SelectorConfig
 from fsbench.data import SyntheticDataset, open_dataset
+from fsbench.resampling import (  # noqa: F401  (re-exported: the protocol's public vocabulary)
+    MAX_REDRAWS,
+    _balanced_take,
+    _stratified_take,
+    _take,
+    derive_seed,
+    draw_split,
+    standardize,
+    train_size,
+)
 
-SCHEMA_VERSION = 1
+#: 2: columns ``fold``, ``n_evaluations``, ``criterion_value``, ``subset`` added (rows restored from
+#: version-1 tables get them empty).
+SCHEMA_VERSION = 2
 
 #: Column order of results.csv (documented in README "Result files").
 RESULT_COLUMNS = [
@@ -60,6 +76,7 @@ RESULT_COLUMNS = [
     "n_train",
     "n_test",
     "repeat",
+    "fold",
     "split_seed",
     "classifier",
     "C",
@@ -70,6 +87,9 @@ RESULT_COLUMNS = [
     "fit_wall_s",
     "n_iter",
     "converged",
+    "n_evaluations",
+    "criterion_value",
+    "subset",
     "redraws",
     "status",
     "message",
@@ -86,54 +106,54 @@ RANKING_COLUMNS = [
     "selector",
     "n_train",
     "repeat",
+    "fold",
     "order",
     "scores",
 ]
 
-MAX_REDRAWS = 100
-
-
-def _name_key(name: Any) -> int:
-    return int.from_bytes(hashlib.sha256(str(name).encode()).digest()[:4], "little")
-
-
-def derive_seed(seed: int, *names: Any) -> int:
-    """A 32-bit seed from the config seed and a tuple of names (SeedSequence spawn key)."""
-    ss = np.random.SeedSequence(entropy=int(seed), spawn_key=tuple(_name_key(n) for n in names))
-    return int(ss.generate_state(1, dtype=np.uint32)[0])
-
 
 @dataclass(frozen=True)
 class Task:
-    """One unit of work: a selector fitted once, evaluated at every S."""
+    """One unit of work: a selector fitted once (subset searches: once per S), evaluated at every S."""
 
     experiment: str
     dataset: str
     spec: Any
     kernel: KernelConfig
     selector: SelectorConfig
-    n_train: int
+    #: the config's training size: a count, a fraction of the samples, or None under k-fold
+    n_train: int | float | None
     repeat: int
     protocol: ProtocolConfig
     seed: int
     git_commit: str = "unknown"
+    fold: int | None = None
+    #: binarise: this label is class 1, the others class 0 (a dataset entry's ``positive``)
+    positive: str | int | None = None
+
+    @property
+    def _size_name(self) -> int | float | str | None:
+        return self.n_train if self.protocol.folds is None else f"{self.protocol.folds}-fold"
 
     @property
     def task_id(self) -> str:
-        key = json.dumps(
-            [self.experiment, self.dataset, self.kernel.name, self.selector.label, self.n_train, self.repeat]
-        )
-        return hashlib.sha256(key.encode()).hexdigest()[:16]
+        ident = [self.experiment, self.dataset, self.kernel.name, self.selector.label, self._size_name]
+        ident.append(self.repeat)
+        if self.fold is not None:
+            ident.append(self.fold)
+        return hashlib.sha256(json.dumps(ident).encode()).hexdigest()[:16]
 
     @property
     def split_seed(self) -> int:
-        return derive_seed(self.seed, "split", self.dataset, self.n_train, self.repeat)
+        """Seed of the split stream: shared by every selector and, under k-fold, by every fold."""
+        return derive_seed(self.seed, "split", self.dataset, self._size_name, self.repeat)
 
     @property
     def selector_seed(self) -> int:
-        return derive_seed(
-            self.seed, "selector", self.dataset, self.n_train, self.repeat, self.selector.label
-        )
+        names: list[Any] = [self.dataset, self._size_name, self.repeat]
+        if self.fold is not None:
+            names.append(self.fold)
+        return derive_seed(self.seed, "selector", *names, self.selector.label)
 
 
 @dataclass
@@ -144,102 +164,22 @@ class TaskResult:
     status: str
 
 
-# --------------------------------------------------------------------------- splitting
-def _stratified_take(y: np.ndarray, idx: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
-    """``n`` indices from ``idx`` with class proportions kept (largest remainders), random within class."""
-    classes, inv = np.unique(y[idx], return_inverse=True)
-    counts = np.bincount(inv)
-    quota = counts * (n / idx.size)
-    take = np.floor(quota).astype(int)
-    rest = n - take.sum()
-    if rest > 0:
-        # Largest fractional parts first; ties broken at random (from the split stream).
-        frac = quota - take
-        order = np.lexsort((rng.random(classes.size), -frac))
-        take[order[:rest]] += 1
-    # Every class present when possible (n >= number of classes).
-    if n >= classes.size:
-        for c in np.flatnonzero(take == 0):
-            donor = int(np.argmax(take))
-            if take[donor] > 1 and counts[c] > 0:
-                take[donor] -= 1
-                take[c] += 1
-    chosen = [rng.permutation(idx[inv == c])[: take[c]] for c in range(classes.size)]
-    return rng.permutation(np.concatenate(chosen))
-
-
-def _balanced_take(y: np.ndarray, idx: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
-    """``n`` indices with the same count from every class (``n // C`` each; a remainder goes to
-    classes drawn at random): Ramona 2012's "100 per class" (Table II) and "7 per class" (Table V)."""
-    classes, inv = np.unique(y[idx], return_inverse=True)
-    C = classes.size
-    take = np.full(C, n // C)
-    take[rng.permutation(C)[: n % C]] += 1
-    counts = np.bincount(inv, minlength=C)
-    short = np.flatnonzero(counts < take)
-    if short.size:
-        c = short[0]
-        raise ValueError(
-            f"balanced sampling needs {take[c]} samples of class {classes[c]!r}, only {counts[c]} left"
-        )
-    chosen = [rng.permutation(idx[inv == c])[: take[c]] for c in range(C)]
-    return rng.permutation(np.concatenate(chosen))
-
-
-def _take(y, idx, n, rng, stratify):
-    if n > idx.size:
-        raise ValueError(f"asked for {n} samples but only {idx.size} are available")
-    if stratify == "balanced":
-        return _balanced_take(y, idx, n, rng)
-    if stratify:
-        return _stratified_take(y, idx, n, rng)
-    return rng.permutation(idx)[:n]
-
-
-def draw_split(ds, protocol: ProtocolConfig, n_train: int, rng: np.random.Generator):
-    """Return ``X_train, y_train, X_test, y_test, redraws`` for one repeat."""
-    redraws = 0
-    if isinstance(ds, SyntheticDataset):
-        while True:
-            X_tr, y_tr = ds.sample(n_train, rng)
-            if np.unique(y_tr).size >= 2:
-                break
-            redraws += 1
-            if redraws > MAX_REDRAWS:
-                raise RuntimeError(f"{MAX_REDRAWS} training draws of size {n_train} had a single class")
-        X_te, y_te = ds.sample(protocol.n_test, rng)
-        return X_tr, y_tr, X_te, y_te, redraws
-    X, y = ds.X, ds.y
-    all_idx = np.arange(y.size)
-    while True:
-        tr = _take(y, all_idx, n_train, rng, protocol.stratify)
-        if np.unique(y[tr]).size >= 2:
-            break
-        redraws += 1
-        if redraws > MAX_REDRAWS:
-            raise RuntimeError(f"{MAX_REDRAWS} training draws of size {n_train} had a single class")
-    if protocol.test == "official":
-        return X[tr], y[tr], ds.X_test, ds.y_test, redraws
-    rest = np.setdiff1d(all_idx, tr, assume_unique=False)
-    te = rest if protocol.test == "rest" else _take(y, rest, protocol.n_test, rng, protocol.stratify)
-    return X[tr], y[tr], X[te], y[te], redraws
-
-
-def standardize(X_train: np.ndarray, X_test: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """z-score both sets with the training mean and std (std 0 → 1: a constant column stays constant)."""
-    mu = X_train.mean(axis=0)
-    sd = X_train.std(axis=0)
-    sd[~(sd > 0)] = 1.0
-    return (X_train - mu) / sd, (X_test - mu) / sd
-
-
 # --------------------------------------------------------------------------- selector
-def build_selector(sel: SelectorConfig, kernel: KernelConfig, seed: int):
+#: Selector parameters the protocol fills in from the dataset when the config does not set them
+#: (name -> the :class:`TaskData` attribute); recorded as ``"<from dataset>"`` in ``params``.
+DATASET_INPUTS = {"categorical": "categorical"}
+
+
+def build_selector(
+    sel: SelectorConfig, kernel: KernelConfig, seed: int, inputs: dict[str, Any] | None = None
+):
     """Instantiate the selector: its own params, else the experiment kernel, else its defaults.
 
     The experiment's kernel is inherited only by selectors that accept a ``kernel`` parameter and
     support that kernel (``supported_kernels`` class attribute, default all); e.g. AROM and KFDS are
     linear machines and keep their own kernel under an RBF experiment (ALGORITHMS.md §3.3).
+    ``inputs`` are dataset-provided parameters (e.g. the card's ``categorical`` mask, already in the
+    column order the selector sees), passed to selectors that have such a parameter and do not set it.
     """
     cls = resolve(sel.name)
     params = dict(sel.params)
@@ -251,75 +191,19 @@ def build_selector(sel: SelectorConfig, kernel: KernelConfig, seed: int):
                 params[k] = v
     if "random_state" in defaults and "random_state" not in params:
         params["random_state"] = seed
+    for name, value in (inputs or {}).items():
+        if name in defaults and name not in params and value is not None:
+            params[name] = value
     return get_selector(sel.name, **params)
 
 
-def _json_params(est) -> str:
+def _json_params(est, provided: set[str]) -> str:
     try:
         params = est.get_params(deep=False)
     except Exception:  # a user selector without get_params
         params = {}
+    params = {k: ("<from dataset>" if k in provided else v) for k, v in params.items()}
     return json.dumps(params, sort_keys=True, default=repr)
-
-
-# --------------------------------------------------------------------------- classifier
-def svm_error(
-    X_tr: np.ndarray,
-    y_tr: np.ndarray,
-    X_te: np.ndarray,
-    y_te: np.ndarray,
-    kernel: KernelConfig,
-    C: str | float,
-    classifier: str = "svm",
-    random_state: int | None = None,
-) -> tuple[float, float, float]:
-    """Train the final SVM on a precomputed Gram matrix; return (error, balanced error, C).
-
-    ``svm``: scikit-learn's SVC (one-vs-one voting for multiclass) with one Ĉ from the whole training
-    set. ``svm_coupling``: fsbench's pairwise SVMs with Platt scaling and Hastie–Tibshirani coupling
-    (Ramona 2012 §V-B4), Ĉ per pair on that pair's points (ALGORITHMS.md §5 [D]); its internal Platt
-    cross-validation is seeded with ``random_state``. The C reported is the whole-set Ĉ (or the fixed C).
-    """
-    kern = Kernel(kernel.name, kernel.gamma, kernel.degree, kernel.offset, kernel.scale).resolved(X_tr)
-    c = joachims_C(kern, X_tr) if C == "joachims" else float(C)
-    K_tr = kern.gram(X_tr)
-    K_te = kern.gram(X_te, X_tr)
-    if classifier == "svm_coupling":
-        from fsbench.algorithms.kernels import origin_sq_distances
-        from fsbench.algorithms.svm import PairwiseCouplingSVC
-
-        clf = PairwiseCouplingSVC(C=None if C == "joachims" else c, random_state=random_state)
-        clf.fit(K_tr, y_tr, origin_sq_dist=origin_sq_distances(kern, X_tr))
-    else:
-        clf = SVC(kernel="precomputed", C=c).fit(K_tr, y_tr)
-    pred = clf.predict(K_te)
-    err = float(np.mean(pred != y_te))
-    berr = float(1.0 - balanced_accuracy_score(y_te, pred))
-    return err, berr, c
-
-
-def classify(
-    Z_tr: np.ndarray,
-    y_tr: np.ndarray,
-    Z_te: np.ndarray,
-    y_te: np.ndarray,
-    kernel: KernelConfig,
-    protocol: ProtocolConfig,
-    random_state: int | None = None,
-) -> tuple[float, float, float]:
-    """The protocol's final classifier on given features; returns (error, balanced error, C).
-
-    ``knn``: scikit-learn's k-nearest-neighbour classifier (Euclidean, ``protocol.k`` neighbours; the
-    1-NN of TAKES and KIFE's ``knnclassify``); C is NaN. Otherwise :func:`svm_error`.
-    """
-    if protocol.classifier == "knn":
-        from sklearn.neighbors import KNeighborsClassifier
-
-        k = min(protocol.k, len(y_tr))
-        pred = KNeighborsClassifier(n_neighbors=k).fit(Z_tr, y_tr).predict(Z_te)
-        err = float(np.mean(pred != y_te))
-        return err, float(1.0 - balanced_accuracy_score(y_te, pred)), float("nan")
-    return svm_error(Z_tr, y_tr, Z_te, y_te, kernel, protocol.C, protocol.classifier, random_state)
 
 
 def is_transform(est) -> bool:
@@ -343,7 +227,103 @@ def n_features_grid(protocol: ProtocolConfig, n_features: int) -> list[int]:
     return [n_features] if protocol.n_features == "all" else list(protocol.n_features)
 
 
+# --------------------------------------------------------------------------- data of one task
+@dataclass
+class TaskData:
+    """The split of one task, labels as class indices 0..C-1."""
+
+    X_tr: np.ndarray
+    y_tr: np.ndarray
+    X_te: np.ndarray
+    y_te: np.ndarray
+    redraws: int
+    #: which input columns are categorical (the card's mask; all False for synthetic data)
+    categorical: np.ndarray
+
+
+class _Indexed:
+    """A card dataset with class-index labels (``positive``: 2 classes), as :func:`draw_split` reads it."""
+
+    def __init__(self, ds, positive=None):
+        y_test = getattr(ds, "y_test", None)
+        self.X, self.X_test = ds.X, getattr(ds, "X_test", None)
+        self.y, self.y_test = _class_indices(ds.y, y_test, positive)
+
+
+def _class_indices(y, y_test=None, positive=None):
+    """Class indices of ``y`` (and ``y_test``, with the same mapping): sorted labels → 0..C-1, or
+    ``positive`` → 1 and every other label → 0."""
+    y = np.asarray(y)
+    if positive is not None:
+
+        def bin_(v):
+            return None if v is None else (np.asarray(v).astype(str) == str(positive)).astype(int)
+
+        return bin_(y), bin_(y_test)
+    both = y if y_test is None else np.concatenate([y, np.asarray(y_test)])
+    classes = np.unique(both)
+    idx = np.searchsorted(classes, y)
+    return idx, (None if y_test is None else np.searchsorted(classes, np.asarray(y_test)))
+
+
+def load_task_data(task: Task, rng: np.random.Generator) -> TaskData:
+    """Open the dataset, draw the task's split from ``rng`` and standardise it (if the protocol says so)."""
+    p = task.protocol
+    ds = open_dataset(task.spec)
+    if isinstance(ds, SyntheticDataset):
+        X_tr, y_tr, X_te, y_te, redraws = draw_split(ds, p, task.n_train, rng)
+        y_tr, y_te = _class_indices(y_tr, y_te, task.positive)
+        categorical = np.zeros(X_tr.shape[1], dtype=bool)
+    else:
+        X_tr, y_tr, X_te, y_te, redraws = draw_split(
+            _Indexed(ds, task.positive), p, task.n_train, rng, task.fold
+        )
+        categorical = np.asarray(getattr(ds, "categorical", np.zeros(X_tr.shape[1], bool)), dtype=bool)
+    if p.standardize:
+        X_tr, X_te = standardize(X_tr, X_te)
+    return TaskData(X_tr, y_tr, X_te, y_te, redraws, categorical)
+
+
 # --------------------------------------------------------------------------- the task
+def _scalar(x: Any) -> Any:
+    """A JSON/CSV-friendly scalar (numpy scalars unwrapped), or "" when ``x`` is not a finite scalar."""
+    if isinstance(x, (bool, np.bool_)):
+        return bool(x)
+    if isinstance(x, (int, np.integer)):
+        return int(x)
+    if isinstance(x, (Real, np.floating)) and np.isfinite(float(x)):
+        return float(x)
+    return ""
+
+
+def _diagnostics(est, perm: np.ndarray) -> dict[str, Any]:
+    """Scalar diagnostics of a fitted selector as result columns (original feature indices)."""
+    out = {
+        "n_iter": int(getattr(est, "n_iter_", 0) or 0),
+        "converged": bool(getattr(est, "converged_", True)),
+        "n_evaluations": _scalar(getattr(est, "n_evaluations_", "")),
+        "criterion_value": _scalar(getattr(est, "criterion_value_", "")),
+        "subset": "",
+    }
+    subset = getattr(est, "subset_", None)
+    if subset is not None:
+        out["subset"] = " ".join(map(str, np.sort(perm[np.asarray(subset, dtype=int)]).tolist()))
+    return out
+
+
+def _fit_timed(est, X: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    c0, w0 = time.process_time(), time.perf_counter()
+    est.fit(X, y)
+    return time.process_time() - c0, time.perf_counter() - w0
+
+
+def _metrics(pred: np.ndarray, y_te: np.ndarray) -> dict[str, float]:
+    return {
+        "error": float(np.mean(pred != y_te)),
+        "balanced_error": float(1.0 - balanced_accuracy_score(y_te, pred)),
+    }
+
+
 def run_task(task: Task) -> TaskResult:
     """Run one task; a failure inside it is recorded (status ``failed`` + message), not raised."""
     p = task.protocol
@@ -356,6 +336,7 @@ def run_task(task: Task) -> TaskResult:
         "selector_name": task.selector.name,
         "n_train": task.n_train,
         "repeat": task.repeat,
+        "fold": "" if task.fold is None else task.fold,
         "split_seed": task.split_seed,
         "classifier": p.classifier,
         "git_commit": task.git_commit,
@@ -369,78 +350,91 @@ def run_task(task: Task) -> TaskResult:
         "selector": task.selector.label,
         "n_train": task.n_train,
         "repeat": task.repeat,
+        "fold": base["fold"],
         "order": "",
         "scores": "",
     }
     stage = "loading data"
     try:
-        ds = open_dataset(task.spec)
-        stage = "drawing the split"
         rng = np.random.default_rng(task.split_seed)
-        X_tr, y_tr, X_te, y_te, redraws = draw_split(ds, p, task.n_train, rng)
-        if p.standardize:
-            X_tr, X_te = standardize(X_tr, X_te)
+        stage = "drawing the split"
+        data = load_task_data(task, rng)
+        X_tr, y_tr, X_te, y_te = data.X_tr, data.y_tr, data.X_te, data.y_te
         X_sel, y_sel = X_tr, y_tr
-        if p.n_select is not None and p.n_select < task.n_train:
+        if p.n_select is not None and p.n_select < X_tr.shape[0]:
             idx = _take(y_tr, np.arange(y_tr.size), p.n_select, rng, p.stratify)
             X_sel, y_sel = X_tr[idx], y_tr[idx]
-        base.update(n_select=int(y_sel.size), n_test=int(y_te.size), redraws=redraws)
+        n_tr = int(y_tr.size)
+        base.update(n_train=n_tr, n_select=int(y_sel.size), n_test=int(y_te.size), redraws=data.redraws)
+        ranking["n_train"] = n_tr
 
-        stage = "building the selector"
-        selector = build_selector(task.selector, task.kernel, task.selector_seed)
-        base["params"] = _json_params(selector)
-        stage = "fitting the selector"
         D = X_tr.shape[1]
         perm = rng.permutation(D)  # column j of the selector's input is feature perm[j]
         X_sel = np.ascontiguousarray(X_sel[:, perm])
-        c0, w0 = time.process_time(), time.perf_counter()
-        selector.fit(X_sel, y_sel)
-        fit_cpu, fit_wall = time.process_time() - c0, time.perf_counter() - w0
-        base.update(
-            fit_cpu_s=fit_cpu,
-            fit_wall_s=fit_wall,
-            n_iter=int(getattr(selector, "n_iter_", 0) or 0),
-            converged=bool(getattr(selector, "converged_", True)),
-        )
-        if is_transform(selector):
-            # Kernel-space methods (TAKES, KIFE, ...): a learnt map; its output columns are ordered best
-            # first, and "S features" means the first S output dimensions.
-            stage = "transforming the data"
-            Z_tr = np.asarray(selector.transform(X_tr[:, perm]), dtype=float)
-            Z_te = np.asarray(selector.transform(X_te[:, perm]), dtype=float)
-            dim = Z_tr.shape[1]
-            grid = transform_grid(p, dim)
-            views = [(S, Z_tr[:, :S], Z_te[:, :S]) for S in grid]
-        else:
+        stage = "building the selector"
+        inputs = {"categorical": data.categorical[perm]}
+        selector = build_selector(task.selector, task.kernel, task.selector_seed, inputs)
+        provided = {k for k in inputs if k not in task.selector.params and k in selector.get_params()}
+        base["params"] = _json_params(selector, provided)
+        size_param = getattr(type(selector), "subset_size_param", None)
+        per_size = size_param is not None and size_param not in task.selector.params
+
+        def classify(S: int, Z_tr: np.ndarray, Z_te: np.ndarray, cols: np.ndarray | None) -> dict:
+            nonlocal stage
+            stage = f"training the {p.classifier} classifier on {S} features"
+            cat = None if cols is None else data.categorical[cols]
+            fitted = fit_predict(
+                Z_tr, y_tr, Z_te, task.kernel, p, categorical=cat, random_state=task.split_seed
+            )
+            return {"C": fitted.C, "n_features": S, **_metrics(fitted.predictions, y_te)}
+
+        def ranked_rows(est, grid, timing) -> list[dict]:
+            nonlocal stage
             stage = "reading the ranking"
-            rank = np.asarray(selector.ranking_)
+            rank = np.asarray(est.ranking_)
             if rank.shape != (D,) or sorted(rank.tolist()) != list(range(1, D + 1)):
                 raise ValueError("ranking_ must be a complete order 1..D (1 = best)")
             order = perm[np.argsort(rank, kind="stable")]  # original feature indices, best first
             ranking["order"] = " ".join(map(str, order.tolist()))
-            scores = getattr(selector, "scores_", None)
+            scores = getattr(est, "scores_", None)
             if scores is not None and np.size(scores) == D:
                 orig = np.empty(D)
                 orig[perm] = np.asarray(scores, dtype=float).ravel()
                 ranking["scores"] = " ".join(f"{float(s):.10g}" for s in orig)
-            grid = [D] if getattr(selector, "baseline_all", False) else n_features_grid(p, D)
-            views = [(S, X_tr[:, np.sort(order[:S])], X_te[:, np.sort(order[:S])]) for S in grid]
+            rows = []
+            for S in grid:
+                cols = np.sort(order[:S])
+                rows.append(
+                    {**timing, **_diagnostics(est, perm), **classify(S, X_tr[:, cols], X_te[:, cols], cols)}
+                )
+            return rows
 
-        rows = []
-        for S, Z_tr, Z_te in views:
-            stage = f"training the {p.classifier} classifier on {S} features"
-            err, berr, c = classify(Z_tr, y_tr, Z_te, y_te, task.kernel, p, task.split_seed)
-            rows.append(
-                {
-                    **base,
-                    "C": c,
-                    "n_features": S,
-                    "error": err,
-                    "balanced_error": berr,
-                    "status": "ok",
-                    "message": "",
-                }
-            )
+        if per_size:
+            # a subset search: one fit per S with its size parameter = S
+            rows = []
+            for S in n_features_grid(p, D):
+                stage = f"fitting the selector ({size_param} = {S})"
+                est = clone(selector).set_params(**{size_param: S})
+                cpu, wall = _fit_timed(est, X_sel, y_sel)
+                rows += ranked_rows(est, [S], {"fit_cpu_s": cpu, "fit_wall_s": wall})
+        else:
+            stage = "fitting the selector"
+            cpu, wall = _fit_timed(selector, X_sel, y_sel)
+            timing = {"fit_cpu_s": cpu, "fit_wall_s": wall}
+            if is_transform(selector):
+                # Kernel-space methods (TAKES, KIFE, ...): a learnt map; its output columns are ordered
+                # best first, and "S features" means the first S output dimensions.
+                stage = "transforming the data"
+                Z_tr = np.asarray(selector.transform(X_tr[:, perm]), dtype=float)
+                Z_te = np.asarray(selector.transform(X_te[:, perm]), dtype=float)
+                rows = [
+                    {**timing, **_diagnostics(selector, perm), **classify(S, Z_tr[:, :S], Z_te[:, :S], None)}
+                    for S in transform_grid(p, Z_tr.shape[1])
+                ]
+            else:
+                grid = [D] if getattr(selector, "baseline_all", False) else n_features_grid(p, D)
+                rows = ranked_rows(selector, grid, timing)
+        rows = [{**base, **r, "status": "ok", "message": ""} for r in rows]
         return TaskResult(task.task_id, rows, ranking, "ok")
     except Exception as exc:  # recorded for this task; the run goes on
         msg = f"{stage}: {type(exc).__name__}: {exc}".replace("\n", " ")

@@ -46,10 +46,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from fsbench.algorithms.kernels import parse_gamma
 from fsbench.algorithms.registry import UnknownSelectorError, get_selector, resolve
 from fsbench.config import ConfigError, Experiment
 from fsbench.data import DatasetError, SyntheticDataset, get_card, open_dataset
 from fsbench.protocol import RANKING_COLUMNS, RESULT_COLUMNS, SCHEMA_VERSION, Task, TaskResult, run_task
+from fsbench.resampling import train_size
 
 BACKENDS = ("loky", "threading", "dask", "dask-local")
 
@@ -92,27 +94,32 @@ def package_versions() -> dict[str, str]:
 
 # --------------------------------------------------------------------------- planning
 def expand(exp: Experiment, commit: str = "unknown") -> list[Task]:
-    """All tasks of an experiment, in canonical order."""
+    """All tasks of an experiment, in canonical order (datasets, kernels, n_train, repeats, folds,
+    selectors)."""
     tasks = []
     for entry in exp.datasets:
+        folds = range(entry.protocol.folds) if entry.protocol.folds else [None]
         for kernel in entry.kernels:
             for n_train in entry.protocol.n_train:
                 for repeat in range(entry.protocol.repeats):
-                    for sel in exp.selectors:
-                        tasks.append(
-                            Task(
-                                experiment=exp.name,
-                                dataset=entry.label,
-                                spec=entry.spec,
-                                kernel=kernel,
-                                selector=sel,
-                                n_train=n_train,
-                                repeat=repeat,
-                                protocol=entry.protocol,
-                                seed=exp.seed,
-                                git_commit=commit,
+                    for fold in folds:
+                        for sel in exp.selectors:
+                            tasks.append(
+                                Task(
+                                    experiment=exp.name,
+                                    dataset=entry.label,
+                                    spec=entry.spec,
+                                    kernel=kernel,
+                                    selector=sel,
+                                    n_train=n_train,
+                                    repeat=repeat,
+                                    protocol=entry.protocol,
+                                    seed=exp.seed,
+                                    git_commit=commit,
+                                    fold=fold,
+                                    positive=entry.positive,
+                                )
                             )
-                        )
     return tasks
 
 
@@ -126,6 +133,12 @@ def validate(exp: Experiment) -> None:
             resolve(sel.name)
         except UnknownSelectorError as exc:
             raise ConfigError(src, f"{kp}.name", str(exc)) from None
+        gamma = sel.params.get("gamma")
+        if isinstance(gamma, str):
+            try:
+                parse_gamma(gamma)
+            except ValueError as exc:
+                raise ConfigError(src, f"{kp}.params.gamma", str(exc)) from None
         try:
             est = get_selector(sel.name, **sel.params)
             if hasattr(est, "_parameter_constraints"):
@@ -158,7 +171,22 @@ def validate(exp: Experiment) -> None:
             )
         except DatasetError as exc:
             raise ConfigError(src, kp, str(exc)) from None
+        if entry.positive is not None and not synthetic:
+            labels = {str(v) for v in ds.y}
+            if str(entry.positive) not in labels:
+                raise ConfigError(
+                    src,
+                    f"{kp}.positive",
+                    f"label {entry.positive!r} is not a class of {entry.label!r} "
+                    f"(classes: {', '.join(sorted(labels)[:20])})",
+                )
         if synthetic:
+            if p.folds is not None or any(isinstance(n, float) for n in p.n_train):
+                raise ConfigError(
+                    src,
+                    entry.protocol_key("folds" if p.folds is not None else "n_train"),
+                    f"synthetic dataset {entry.label!r} draws fresh samples: give n_train as a count",
+                )
             if p.test is not None:
                 raise ConfigError(
                     src,
@@ -166,7 +194,22 @@ def validate(exp: Experiment) -> None:
                     f"synthetic dataset {entry.label!r} draws a fresh test set: give n_test, "
                     f"not test: {p.test}",
                 )
+        elif p.folds is not None:
+            if n_samples is not None and p.folds > n_samples:
+                raise ConfigError(
+                    src,
+                    entry.protocol_key("folds"),
+                    f"{p.folds} folds exceed the {n_samples} samples of {entry.label!r}",
+                )
         else:
+            sizes = [train_size(n, n_samples) if n_samples is not None else n for n in p.n_train]
+            if any(isinstance(n, float) for n in p.n_train) and n_samples is not None and min(sizes) < 2:
+                raise ConfigError(
+                    src,
+                    entry.protocol_key("n_train"),
+                    f"the fraction leaves fewer than 2 of the {n_samples} samples of {entry.label!r} "
+                    "for training",
+                )
             if p.test == "official":
                 if card is None or not card.has_official_test:
                     raise ConfigError(
@@ -174,20 +217,29 @@ def validate(exp: Experiment) -> None:
                         entry.protocol_key("test"),
                         f"dataset {entry.label!r} has no official test split; use n_test or test: rest",
                     )
-                need = max(p.n_train)
+                need = max(sizes)
             elif p.test == "rest":
-                need = max(p.n_train) + 1
+                need = max(sizes) + 1
             else:
-                need = max(p.n_train) + p.n_test
+                need = max(sizes) + p.n_test
             if n_samples is not None and need > n_samples:
                 # Blame n_train if it alone leaves no room for a test set, else the test size.
-                alone = max(p.n_train) + (0 if p.test == "official" else 1)
+                alone = max(sizes) + (0 if p.test == "official" else 1)
                 blamed = "n_train" if alone > n_samples or p.test is not None else "n_test"
                 test = "" if p.test == "official" else f" + test ({'1+' if p.test == 'rest' else p.n_test})"
                 raise ConfigError(
                     src,
                     entry.protocol_key(blamed),
-                    f"n_train ({max(p.n_train)}){test} exceeds the {n_samples} samples of {entry.label!r}",
+                    f"n_train ({max(sizes)}){test} exceeds the {n_samples} samples of {entry.label!r}",
+                )
+        if p.classifier == "knn":
+            smallest = _smallest_train(p, n_samples)
+            if smallest is not None and p.k > smallest:
+                raise ConfigError(
+                    src,
+                    entry.protocol_key("k"),
+                    f"knn with k = {p.k} needs at least k training samples; the smallest training set of "
+                    f"{entry.label!r} has {smallest}",
                 )
         # Rankers select among the D input features; transformers (kernel-space methods) may output
         # more dimensions than D, and S values beyond their output are skipped (protocol.transform_grid).
@@ -197,6 +249,16 @@ def validate(exp: Experiment) -> None:
                 entry.protocol_key("n_features"),
                 f"S = {max(p.n_features)} exceeds the {D} features of {entry.label!r}",
             )
+
+
+def _smallest_train(p, n_samples: int | None) -> int | None:
+    """The smallest training-set size a protocol draws (None when it cannot be known in advance)."""
+    if p.folds is not None:
+        return None if n_samples is None else n_samples - -(-n_samples // p.folds)
+    sizes = [n for n in p.n_train if isinstance(n, int) or n_samples is not None]
+    if not sizes:
+        return None
+    return min(train_size(n, n_samples) if isinstance(n, float) else int(n) for n in sizes)
 
 
 # --------------------------------------------------------------------------- storage
@@ -557,6 +619,8 @@ def run_experiment(
     """Run (or resume) every task of ``exp`` into ``out``."""
     if backend not in BACKENDS:
         raise RunError(f"unknown backend {backend!r}; expected one of {', '.join(BACKENDS)}")
+    if exp.jobs is not None:  # e.g. CPU-time tables: the config says how many tasks may run at once
+        jobs = min(jobs, exp.jobs)
     validate(exp)
     commit, dirty = git_commit()
     out = Path(out)

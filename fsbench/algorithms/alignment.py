@@ -23,9 +23,9 @@ from numbers import Integral, Real
 import numpy as np
 from scipy.linalg.blas import daxpy as _axpy
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval, InvalidParameterError, StrOptions
 
-from fsbench.algorithms.kernels import GAMMA_RULES
+from fsbench.algorithms.kernels import parse_gamma
 from fsbench.algorithms.scaled import ScaledKernelAscent
 from fsbench.algorithms.targets import class_target
 
@@ -60,7 +60,8 @@ class SAS(ScaledKernelAscent):
     #: any work starts (a config with e.g. ``max_iter: -1`` is refused with exit code 2).
     _parameter_constraints: dict = {
         "kernel": [StrOptions({"linear", "rbf", "poly"})],
-        "gamma": [Interval(Real, 0, np.inf, closed="neither"), StrOptions(set(GAMMA_RULES))],
+        # a rule or a multiple of one ("median/4"): checked by kernels.parse_gamma when resolved
+        "gamma": [Interval(Real, 0, np.inf, closed="neither"), str],
         "degree": [Interval(Real, 0, np.inf, closed="neither")],
         "offset": [Interval(Real, -np.inf, np.inf, closed="neither")],
         "scale": [Interval(Real, -np.inf, np.inf, closed="neither")],
@@ -115,6 +116,16 @@ class SAS(ScaledKernelAscent):
         """
         self._validate_params()
         return super().fit(X, y)
+
+    def _validate_params(self):
+        super()._validate_params()
+        if isinstance(self.gamma, str):  # a rule or a multiple of one: "median", "median/4", ...
+            try:
+                parse_gamma(self.gamma)
+            except ValueError as exc:
+                raise InvalidParameterError(
+                    f"The 'gamma' parameter of {type(self).__name__}: {exc}"
+                ) from None
 
     def _target(self, y):
         return class_target(y, self.target)

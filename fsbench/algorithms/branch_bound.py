@@ -254,6 +254,8 @@ class BranchAndBound(BaseSelector):
     """
 
     rank_constant_last = False  # ranking_ starts with subset_
+    #: a subset search: the protocol fits it once per S with d = S (unless the config fixes d)
+    subset_size_param = "d"
     description = "branch-and-bound optimal subset on an RKHS class-separability criterion (2-class)"
     citation = "Ring & Eskofier 2015, Pattern Recogn. Lett. 68:56-62; ECST BranchAndBound (Chen 2003)"
     supported_kernels: tuple[str, ...] = ("poly", "rbf", "linear")
@@ -373,6 +375,8 @@ class ExhaustiveWrapper(BaseSelector):
     """
 
     rank_constant_last = False  # ranking_ starts with subset_
+    #: a subset search: the protocol fits it once per S with d = S (unless the config fixes d)
+    subset_size_param = "d"
     description = "exhaustive wrapper: the d-subset with the best SVM cross-validated accuracy"
     citation = "Ring & Eskofier 2015, Pattern Recogn. Lett. 68:56-62 (wrapper baseline)"
 

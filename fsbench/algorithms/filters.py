@@ -52,6 +52,11 @@ class AllFeatures(_ValidatedSelector):
         self.ranking_ = ranking_from_order(np.arange(X.shape[1]))
         self.scores_ = np.zeros(X.shape[1])
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True  # it reads nothing: mixed-type data with missing values (Paul 2015)
+        return tags
+
 
 class FisherScore(_ValidatedSelector):
     r"""Fisher criterion (Ramona 2012, eq. 1), generalised to C classes.

@@ -31,6 +31,7 @@ Conventions: RBF is :math:`\exp(-\gamma\lVert x-z\rVert^2)`; polynomial is
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from numbers import Real
 
@@ -58,8 +59,56 @@ def sq_distances(X: np.ndarray, Z: np.ndarray | None = None) -> np.ndarray:
     return D2
 
 
+_GAMMA_SPEC = re.compile(
+    r"^\s*(?:([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*\*\s*)?([a-z_]+)\s*"
+    r"(?:([*/])\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?))?\s*$"
+)
+
+
+def parse_gamma(spec: float | str) -> tuple[float | str, float]:
+    """Split an RBF width spec into (rule name or number, positive factor).
+
+    Parameters
+    ----------
+    spec : float or str
+        A positive number, a rule of :data:`GAMMA_RULES`, or a multiple of one: ``"RULE/NUMBER"``,
+        ``"RULE*NUMBER"`` or ``"NUMBER*RULE"`` (e.g. ``"median/4"`` = ``"0.25*median"``).
+
+    Returns
+    -------
+    (base, factor) : the rule name (or the number) and the multiplier applied to its value.
+
+    Raises
+    ------
+    ValueError
+        On an unknown rule, a malformed spec or a non-positive factor.
+
+    >>> parse_gamma("median/4")
+    ('median', 0.25)
+    >>> parse_gamma("0.5*n_features")
+    ('n_features', 0.5)
+    """
+    if isinstance(spec, Real) and not isinstance(spec, bool):
+        if not (np.isfinite(spec) and spec > 0):
+            raise ValueError(f"gamma must be a positive number, got {spec!r}")
+        return float(spec), 1.0
+    expected = f"a positive number, one of {', '.join(GAMMA_RULES)}, or RULE/NUMBER, RULE*NUMBER, NUMBER*RULE"
+    if not isinstance(spec, str):
+        raise ValueError(f"gamma must be {expected}; got {spec!r}")
+    m = _GAMMA_SPEC.match(spec)
+    if m is None or m.group(2) not in GAMMA_RULES or (m.group(1) and m.group(3)):
+        raise ValueError(f"gamma must be {expected}; got {spec!r}")
+    pre, rule, op, num = m.groups()
+    factor = float(pre) if pre else 1.0
+    if op is not None:
+        factor = 1.0 / float(num) if op == "/" else float(num)
+    if not (np.isfinite(factor) and factor > 0):
+        raise ValueError(f"gamma {spec!r}: the factor must be a positive finite number")
+    return rule, factor
+
+
 def resolve_gamma(gamma: float | str, X: np.ndarray) -> float:
-    r"""Turn an RBF ``gamma`` (a number or a named rule) into a number, using training data ``X``.
+    r"""Turn an RBF ``gamma`` (a number, a named rule or a multiple of one) into a number, using ``X``.
 
     Rules (all computed on the rows of ``X`` only, i.e. on the training split):
 
@@ -74,29 +123,30 @@ def resolve_gamma(gamma: float | str, X: np.ndarray) -> float:
         :math:`s^2 = D` — ALGORITHMS.md §0.2's proposal for z-scored data.
     ``"scale"``
         scikit-learn's rule :math:`\gamma = 1/(D\,\operatorname{Var}(X))`.
+
+    A multiple of a rule (``"median/4"``, ``"0.25*median"``, :func:`parse_gamma`) is the rule's value
+    times the factor; an estimator that hands ``gamma`` to an inner estimator fitted on the same rows
+    gets the same number.
     """
-    if isinstance(gamma, str):
-        X = np.asarray(X, dtype=float)
-        n, d = X.shape
-        if gamma == "median":
-            if n < 2:
-                return 1.0
-            d2 = sq_distances(X)[np.triu_indices(n, k=1)]
-            # Pairs of identical rows (frequent in zero-inflated or discretised features) are left out:
-            # their GEMM-computed distance is round-off (~1e-16), which would give an absurd γ.
-            scale = float(np.einsum("ij,ij->i", X, X).max()) if X.size else 0.0
-            d2 = d2[d2 > 1e-10 * max(scale, 1e-300)]
-            med = float(np.median(d2)) if d2.size else 0.0
-            return 1.0 / med if med > 0 else 1.0
-        if gamma == "n_features":
-            return 1.0 / (2.0 * max(d, 1))
-        if gamma == "scale":
-            var = float(X.var())
-            return 1.0 / (d * var) if var > 0 else 1.0
-        raise ValueError(f"unknown gamma rule {gamma!r}; expected a positive number or one of {GAMMA_RULES}")
-    if not isinstance(gamma, Real) or not np.isfinite(gamma) or gamma <= 0:
-        raise ValueError(f"gamma must be a positive number or one of {GAMMA_RULES}, got {gamma!r}")
-    return float(gamma)
+    base, factor = parse_gamma(gamma)
+    if isinstance(base, float):
+        return base
+    X = np.asarray(X, dtype=float)
+    n, d = X.shape
+    if base == "median":
+        if n < 2:
+            return factor
+        d2 = sq_distances(X)[np.triu_indices(n, k=1)]
+        # Pairs of identical rows (frequent in zero-inflated or discretised features) are left out:
+        # their GEMM-computed distance is round-off (~1e-16), which would give an absurd γ.
+        scale = float(np.einsum("ij,ij->i", X, X).max()) if X.size else 0.0
+        d2 = d2[d2 > 1e-10 * max(scale, 1e-300)]
+        med = float(np.median(d2)) if d2.size else 0.0
+        return factor * (1.0 / med if med > 0 else 1.0)
+    if base == "n_features":
+        return factor / (2.0 * max(d, 1))
+    var = float(X.var())  # "scale"
+    return factor * (1.0 / (d * var) if var > 0 else 1.0)
 
 
 @dataclass(frozen=True)
