@@ -124,7 +124,8 @@ def test_rkhs_criteria_match_literal_ecst_formulas_poly():
 def test_gaussian_criteria_one_dimensional_closed_forms():
     rng = np.random.default_rng(3)
     x1, x2 = rng.normal(1.0, 2.0, size=(200, 1)), rng.normal(-0.5, 0.7, size=(150, 1))
-    m1, m2, v1, v2 = x1.mean(), x2.mean(), x1.var(), x2.var()
+    # unbiased variances (ddof=1), as ECST's MathUtilities.covarianceMatrix
+    m1, m2, v1, v2 = x1.mean(), x2.mean(), x1.var(ddof=1), x2.var(ddof=1)
     kl = np.log(np.sqrt(v2) / np.sqrt(v1)) + (v1 + (m1 - m2) ** 2) / (2 * v2) - 0.5
     bh = 0.25 * (m1 - m2) ** 2 / (v1 + v2) + 0.5 * np.log((v1 + v2) / (2 * np.sqrt(v1 * v2)))
     assert gaussian_criterion(x1, x2, "gaussian_kl") == pytest.approx(kl, rel=1e-12)
@@ -138,11 +139,11 @@ def test_gaussian_kl_matches_monte_carlo_and_bhattacharyya_symmetry():
     kl = gaussian_criterion(X1, X2, "gaussian_kl")
 
     def logpdf(Z, X):
-        mu, S = X.mean(0), np.cov(X, rowvar=False, bias=True)
+        mu, S = X.mean(0), np.cov(X, rowvar=False)
         d = Z - mu
         return -0.5 * (np.sum(d @ np.linalg.inv(S) * d, 1) + np.log(np.linalg.det(2 * np.pi * S)))
 
-    mu1, S1 = X1.mean(0), np.cov(X1, rowvar=False, bias=True)
+    mu1, S1 = X1.mean(0), np.cov(X1, rowvar=False)
     Z = np.random.default_rng(5).multivariate_normal(mu1, S1, size=200_000)
     mc = np.mean(logpdf(Z, X1) - logpdf(Z, X2))
     assert kl == pytest.approx(mc, rel=0.02)

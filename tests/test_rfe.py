@@ -10,10 +10,12 @@ from fsbench.algorithms.kernels import (
     Kernel,
     feature_statistic,
     gram_from_statistic,
+    joachims_C,
+    make_kernel,
     removal_contractions,
     replaced_column_gram,
 )
-from fsbench.algorithms.rfe import SVMRFE, n_to_remove
+from fsbench.algorithms.rfe import SVMRFE, elimination_schedule, n_to_remove
 
 
 def _linear_problem(seed, n=80, d=15):
@@ -128,9 +130,90 @@ def test_step_1_and_chunk_agree_on_the_best_feature():
 
 
 @pytest.mark.parametrize(
-    "params", [{"step": 0}, {"step": 1.5}, {"criterion": "dj"}, {"C": -1.0}, {"kernel": "sigmoid"}]
+    "params",
+    [
+        {"step": 0},
+        {"step": 1.5},
+        {"step": "halve"},
+        {"criterion": "dj"},
+        {"C": -1.0},
+        {"kernel": "sigmoid"},
+        {"C_schedule": "every"},
+        {"step_threshold": -1},
+        {"step_threshold": 2.5},
+    ],
 )
 def test_invalid_parameters(params):
     X, y = _linear_problem(0, n=20, d=4)
     with pytest.raises(ValueError):
         SVMRFE(**params).fit(X, y)
+
+
+def _precedes(rank):
+    """Boolean matrix: feature i ranks strictly better than feature j."""
+    return rank[:, None] < rank[None, :]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+@pytest.mark.parametrize("step", [1, 3])
+def test_linear_ranking_with_C_once_matches_sklearn_rfe(seed, step):
+    """C_schedule="once": one Joachims Ĉ on the training set, then sklearn's RFE with that C.
+
+    Integer steps are where both schedules coincide (min(step, n - 1) per iteration). sklearn gives
+    the features eliminated in one iteration the same rank; ours orders them by the criterion, so
+    for step > 1 our ranking must refine sklearn's.
+    """
+    X, y = _linear_problem(seed)
+    sel = SVMRFE(kernel="linear", C=None, C_schedule="once", step=step).fit(X, y)
+    c = joachims_C(make_kernel("linear"), X)
+    np.testing.assert_allclose(sel.C_, c, rtol=1e-12)  # one value, kept for every iteration
+    ref = RFE(SVC(kernel="linear", C=c), n_features_to_select=1, step=step).fit(X, y).ranking_
+    if step == 1:
+        np.testing.assert_array_equal(sel.ranking_, ref)
+    else:
+        assert np.all(_precedes(ref) <= _precedes(sel.ranking_))
+        assert sel.n_iter_ == ref.max() - 1
+
+
+def test_C_schedule_per_step_is_the_default_and_differs_from_once():
+    X, y = _linear_problem(4, n=60, d=20)
+    assert SVMRFE().get_params()["C_schedule"] == "per_step"
+    per = SVMRFE(step=5).fit(X, y)
+    once = SVMRFE(step=5, C_schedule="once").fit(X, y)
+    assert per.C_[0] == pytest.approx(once.C_[0], rel=1e-12)  # same Ĉ on all D features
+    assert np.all(np.diff(per.C_) > 0) and np.all(once.C_ == once.C_[0])
+    # a numeric C overrides the schedule
+    np.testing.assert_array_equal(SVMRFE(C=0.3, C_schedule="per_step", step=5).fit(X, y).C_, 0.3)
+
+
+def test_halving_schedule_is_spiders_floor_rule():
+    # Spider @rfe/training.m: nToRemove = floor(vDim/2); a fraction 0.5 rounds half-up instead
+    assert [n_to_remove("halving", n) for n in range(1, 10)] == [0, 1, 1, 2, 2, 3, 3, 4, 4]
+    assert [n_to_remove(0.5, n) for n in range(1, 10)] == [0, 1, 2, 2, 3, 3, 4, 4, 5]
+    assert elimination_schedule("halving", 20) == [20, 10, 5, 3, 2]
+    assert elimination_schedule(0.5, 20) == [20, 10, 5, 2]
+    assert elimination_schedule("halving", 15) == [15, 8, 4, 2]
+    # Spider's `speed`: one at a time once n <= step_threshold
+    assert elimination_schedule("halving", 20, step_threshold=5) == [20, 10, 5, 4, 3, 2]
+    assert elimination_schedule(1, 4) == [4, 3, 2]
+
+
+@pytest.mark.parametrize("step_threshold", [0, 5])
+def test_halving_elimination_matches_reference_loop(step_threshold):
+    """Each iteration removes the floor(n/2) smallest w_f² of a linear SVC on the survivors."""
+    X, y = _linear_problem(6, n=80, d=20)
+    C = 0.5
+    sel = SVMRFE(C=C, step="halving", step_threshold=step_threshold).fit(X, y)
+    sizes = elimination_schedule("halving", 20, step_threshold)
+    assert sel.n_iter_ == len(sizes)
+    surv = np.arange(20)
+    for n in sizes:
+        assert surv.size == n
+        w2 = SVC(kernel="linear", C=C).fit(X[:, surv], y).coef_[0] ** 2
+        m = n // 2 if n > step_threshold else 1
+        drop = surv[np.argsort(w2, kind="stable")[:m]]
+        # features eliminated at this iteration hold ranks n - m + 1 … n
+        dropped_here = np.flatnonzero((sel.ranking_ > n - m) & (sel.ranking_ <= n))
+        np.testing.assert_array_equal(np.sort(drop), dropped_here)
+        surv = np.setdiff1d(surv, drop)
+        assert np.all(sel.ranking_[surv] <= n - m)

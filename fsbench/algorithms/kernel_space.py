@@ -378,14 +378,12 @@ class KOBL(_CholeskyBasisTransformer):
     kernel : {"rbf", "linear", "poly"}, default "rbf"
         Xu et al. use an RBF kernel for every method [V §4.1].
     gamma : float or {"median", "n_features", "scale"}, default "median"
-        RBF width, resolved on the training data. The paper does not give it [V absent]; fsbench's median
-        rule :math:`\gamma = 1/\operatorname{median}\lVert x_i-x_j\rVert^2` is the default. ALGORITHMS.md
-        §10.1 [D] proposes :math:`s` = median distance in :math:`\exp(-\lVert x-z\rVert^2/(2s^2))`, i.e.
-        half of this γ; Table 2's Dim column is the calibration target of an experiment. Measured mean
-        Dim / E(M) over 3 random splits at Table 2's training sizes (z-scored, f = t), γ = median rule:
-        australian 123/.177, pima 127/.133, heart 74/.188, ionosphere 105/.130, sonar 57/.205, thyroid
-        44/.128; γ = median rule / 4: 61/.101, 61/.066, 37/.120, 67/.094, 33/.168, 28/.091. The paper's
-        Dim (36, 58, 44, 69, 12, 20) thus needs γ ≈ a quarter of the median rule or a wider kernel.
+        RBF width, resolved on the training data. The paper does not give it [V absent]. The default is
+        fsbench's median rule :math:`\gamma = 1/\operatorname{median}\lVert x_i-x_j\rVert^2`, fixed in
+        advance and not adjusted to any result of the paper (ALGORITHMS.md §10.1 [D] proposes
+        :math:`s` = median distance in :math:`\exp(-\lVert x-z\rVert^2/(2s^2))`, i.e. half of this γ).
+        The adaptive Dim depends strongly on γ (a wider kernel gives a smaller Dim); a narrower-γ setting
+        such as median rule / 4 is only a sensitivity setting, to show that dependence, never a default.
     degree, offset, scale : float
         Polynomial kernel :math:`(\text{offset} + \text{scale}\langle x, z\rangle)^\text{degree}`.
     n_components : int or None, default None
@@ -464,10 +462,8 @@ class KGS(_CholeskyBasisTransformer):
     numerical rank, ≤ N. Without that guard the basis would divide by round-off noise — the loss of
     orthogonality that Xu et al. blame on the "improper" dimension N; ``rank_tol=0`` skips only exact zeros.
 
-    At full rank the training reconstruction cost is 0. Xu et al.'s Table 2 gives KGS 0.06–0.16; measured on
-    *held-out* points (γ = median rule / 4, Table 2's training sizes) KGS gives 0.01–0.15, KPCA 0.26–0.54
-    (paper 0.38–0.52) and KDA at KOBL's Dim 0.35–0.67 (paper 0.50–0.95) [I: Table 2 may be measured on test
-    points; use :meth:`reconstruction_cost` with X for that].
+    At full rank the training reconstruction cost is 0, whereas Xu et al.'s Table 2 gives KGS 0.06–0.16
+    [I: Table 2 may be measured on held-out points; use :meth:`reconstruction_cost` with X for that].
 
     Parameters
     ----------

@@ -28,9 +28,21 @@ elimination (:math:`S \leftarrow S - X_rX_r^\top`), so an iteration costs O(N²�
 matrix instead of O(N²·D), plus the SVM and the criterion (O(N·D) linear; O(m²·D) RBF and
 polynomial over the m support vectors).
 
+Step schedules (features eliminated from the :math:`n` survivors, at least one always survives):
+
+* int ``m``: :math:`\min(m, n-1)`;
+* fraction ``p`` in (0, 1): :math:`\max(1, \lfloor pn + \tfrac12\rfloor)` (rounded half-up; Paul 2015's
+  20 %), so ``0.5`` removes :math:`\lceil n/2\rceil`;
+* ``"halving"``: Spider's rule, :math:`\lfloor n/2\rfloor` (rounded **down**; Spider ``@rfe/training.m``:
+  ``nToRemove = floor(vDim/2)`` while ``vDim > a.speed``, else 1), e.g. 20 → 10 → 5 → 3 → 2 → 1.
+
+``step_threshold`` (Spider's ``speed``, whose default we could not find; 0 here) switches to one feature
+per iteration once at most that many features remain, for every schedule.
+
 Defaults [D]: ``step=1`` (exact RFE, one feature per iteration: Ramona 2012's timing table
 implies it, ALGORITHMS.md §4.3; Paul 2015 uses ``step=0.2``); ``C=None`` → Joachims'
-:math:`\hat C` recomputed on the surviving features at every iteration (Ramona 2012 §V-B);
+:math:`\hat C` recomputed on the surviving features at every iteration (``C_schedule="per_step"``,
+Ramona 2012 §V-B, reason at :class:`SVMRFE`);
 an RBF ``gamma`` rule (default ``"median"``) is re-resolved on the surviving features at every
 iteration, as a classifier trained on those features would resolve it (a numeric gamma stays
 fixed); the SVC tolerance is libsvm's 1e-3. Ties in the criterion eliminate the higher feature
@@ -54,14 +66,31 @@ from fsbench.algorithms.kernels import (
 )
 
 CRITERIA = ("signed", "abs")
+C_SCHEDULES = ("per_step", "once")
+HALVING = "halving"
 
 
-def n_to_remove(step: int | float, n_remaining: int) -> int:
-    """Features eliminated in one iteration: ``step`` itself (int) or round(step·n) ≥ 1 (fraction).
+def n_to_remove(step: int | float | str, n_remaining: int) -> int:
+    r"""Features eliminated in one iteration from ``n_remaining`` survivors.
 
-    Rounding is half-up; at least one feature always survives.
+    Parameters
+    ----------
+    step : int, float in (0, 1) or "halving"
+        int: ``step`` itself; fraction p: :math:`\max(1, \lfloor pn + \tfrac12\rfloor)` (half-up);
+        ``"halving"``: Spider's :math:`\lfloor n/2\rfloor` (rounded down, ``@rfe/training.m``).
+    n_remaining : int
+
+    Returns
+    -------
+    int
+        Clipped to :math:`[0, n-1]`: at least one feature always survives.
     """
-    if isinstance(step, Integral) and not isinstance(step, bool):
+    if isinstance(step, str):
+        if step != HALVING:
+            raise ValueError(f"unknown step rule {step!r}; expected {HALVING!r}")
+        # Spider removes floor(vDim/2): with an odd count the smaller half goes
+        m = n_remaining // 2
+    elif isinstance(step, Integral) and not isinstance(step, bool):
         m = int(step)
     else:
         m = max(1, int(np.floor(step * n_remaining + 0.5)))
@@ -71,8 +100,22 @@ def n_to_remove(step: int | float, n_remaining: int) -> int:
 def check_step(step) -> None:
     ok_int = isinstance(step, Integral) and not isinstance(step, bool) and step >= 1
     ok_frac = isinstance(step, Real) and not isinstance(step, (Integral, bool)) and 0 < step < 1
-    if not (ok_int or ok_frac):
-        raise ValueError(f"step must be a positive int or a fraction in (0, 1); got {step!r}")
+    ok_halving = isinstance(step, str) and step == HALVING
+    if not (ok_int or ok_frac or ok_halving):
+        raise ValueError(f"step must be a positive int, a fraction in (0, 1) or {HALVING!r}; got {step!r}")
+
+
+def elimination_schedule(step: int | float | str, n_features: int, step_threshold: int = 0) -> list[int]:
+    """Numbers of survivors before each iteration, down to (excluding) the last one.
+
+    ``step_threshold``: one feature per iteration once ``n ≤ step_threshold`` (Spider's ``speed``).
+    E.g. ``elimination_schedule("halving", 20) == [20, 10, 5, 3, 2]``.
+    """
+    sizes, n = [], int(n_features)
+    while n > 1:
+        sizes.append(n)
+        n -= n_to_remove(step, n) if n > step_threshold else 1
+    return sizes
 
 
 class SVMRFE(BaseSelector):
@@ -86,11 +129,33 @@ class SVMRFE(BaseSelector):
         features at each iteration.
     degree, offset, scale : float
         Polynomial kernel :math:`(\text{offset} + \text{scale}\langle x,z\rangle)^\text{degree}`.
-    step : int or float, default 1
+    step : int, float or "halving", default 1
         Features eliminated per iteration (int), or that fraction of the surviving features
-        (float in (0, 1), rounded half-up, at least 1; Paul 2015 uses 0.2).
+        (float in (0, 1), rounded half-up, at least 1; Paul 2015 uses 0.2), or ``"halving"``:
+        Spider's :math:`\lfloor n/2\rfloor` of the n survivors (module docstring).
+    step_threshold : int, default 0
+        One feature per iteration once at most this many features survive (Spider's ``speed``;
+        0: never).
     C : float or None, default None
-        Fixed SVM C, or None for Joachims' :math:`\hat C` recomputed at every iteration.
+        Fixed SVM C, or None for Joachims' :math:`\hat C` (:func:`~fsbench.algorithms.kernels.joachims_C`)
+        scheduled by ``C_schedule``.
+    C_schedule : {"per_step", "once"}, default "per_step"
+        With ``C=None``: ``"per_step"`` recomputes :math:`\hat C` on the surviving features before
+        every SVM training; ``"once"`` computes one :math:`\hat C` on the whole training set (all D
+        features, the kernel's gamma rule resolved on them) and keeps it for the whole elimination,
+        as Spider's ``rfe`` keeps the C of the SVM it is given. Ignored when C is a number.
+
+        Default "per_step", from Ramona 2012 §V-B: "The penalty factor C is always set to the
+        estimated optimal value proposed by Joachims in the implementation of SVMlight, including
+        inside the R2W2, RFE, and AROM loops (several experiments conducted internally confirm that
+        this Ĉ value induces the minimization of the leave-one-out error)", with footnote 4
+        ":math:`\hat C = 1/\bar R^2`, where :math:`\bar R = \frac1n\sum_i\lVert\phi(x_i) -
+        \phi(0)\rVert` is an estimation of the radius of the smallest sphere containing all examples
+        in the feature space". Ĉ is defined from the examples the SVM is trained on; inside the RFE
+        loop each SVM sees only the surviving features, so "always" the estimated optimal value means
+        the Ĉ of that training set (SVMlight's default C is likewise computed from the data of each
+        ``svm_learn`` call). With one Ĉ kept fixed, "including inside the … RFE … loops" would add
+        nothing. ``"once"`` is the other reading, kept for sensitivity checks.
     criterion : {"signed", "abs"}, default "signed"
         Guyon/Spider :math:`\tfrac12(W^2 - W^2_{(-f)})` or Paul's :math:`|W^2 - W^2_{(-f)}|`
         (identical orders for the linear kernel).
@@ -101,7 +166,7 @@ class SVMRFE(BaseSelector):
     ----------
     ranking_ : (D,) 1 = last survivor.
     n_iter_ : number of elimination iterations (SVM trainings per machine).
-    C_ : (n_iter_,) the C used at each iteration.
+    C_ : (n_iter_,) the C used at each iteration (constant unless ``C=None, C_schedule="per_step"``).
     """
 
     description = "SVM-RFE: recursive elimination by the frozen-alpha change of ||w||^2 (lin/RBF/poly)"
@@ -114,10 +179,12 @@ class SVMRFE(BaseSelector):
         degree: float = 3,
         offset: float = 1.0,
         scale: float = 1.0,
-        step: int | float = 1,
+        step: int | float | str = 1,
         C: float | None = None,
         criterion: str = "signed",
         n_features_to_select: int | float | None = None,
+        step_threshold: int = 0,
+        C_schedule: str = "per_step",
     ):
         self.kernel = kernel
         self.gamma = gamma
@@ -127,6 +194,8 @@ class SVMRFE(BaseSelector):
         self.step = step
         self.C = C
         self.criterion = criterion
+        self.step_threshold = step_threshold
+        self.C_schedule = C_schedule
         self.n_features_to_select = n_features_to_select
 
     def _check_params(self) -> None:
@@ -135,6 +204,14 @@ class SVMRFE(BaseSelector):
             raise ValueError(f"criterion must be one of {CRITERIA}, got {self.criterion!r}")
         if self.C is not None and not (isinstance(self.C, Real) and np.isfinite(self.C) and self.C > 0):
             raise ValueError(f"C must be a positive number or None (Joachims' rule), got {self.C!r}")
+        if self.C_schedule not in C_SCHEDULES:
+            raise ValueError(f"C_schedule must be one of {C_SCHEDULES}, got {self.C_schedule!r}")
+        if not (
+            isinstance(self.step_threshold, Integral)
+            and not isinstance(self.step_threshold, bool)
+            and self.step_threshold >= 0
+        ):
+            raise ValueError(f"step_threshold must be a non-negative int, got {self.step_threshold!r}")
 
     def _fit(self, X: np.ndarray, y: np.ndarray) -> None:
         self._check_params()
@@ -151,11 +228,18 @@ class SVMRFE(BaseSelector):
         remaining = np.arange(X.shape[1])
         worst_first: list[np.ndarray] = []
         Cs: list[float] = []
+        if self.C is not None:
+            C_fixed = float(self.C)
+        elif self.C_schedule == "once":
+            # one Ĉ from the whole training set (gamma rule resolved on all D features), kept throughout
+            C_fixed = joachims_C(base.resolved(X), X)
+        else:
+            C_fixed = None
         while remaining.size > 1:
             Xr = X[:, remaining]
             kern = base.resolved(Xr)
             K = gram_from_statistic(kern, S)
-            C = float(self.C) if self.C is not None else joachims_C(kern, Xr)
+            C = C_fixed if C_fixed is not None else joachims_C(kern, Xr)
             crit = np.zeros(remaining.size)
             for yb in targets:
                 a = _signed_duals(K, yb, C)
@@ -163,7 +247,7 @@ class SVMRFE(BaseSelector):
                 w2 = float(a[sv] @ K[np.ix_(sv, sv)] @ a[sv])
                 diff = w2 - removal_contractions(kern, Xr, a)
                 crit += 0.5 * diff if self.criterion == "signed" else np.abs(diff)
-            m = n_to_remove(self.step, remaining.size)
+            m = n_to_remove(self.step, remaining.size) if remaining.size > self.step_threshold else 1
             # ascending criterion; ties: the higher index goes first (the lower index ranks better)
             order = np.lexsort((-np.arange(remaining.size), crit))
             drop = remaining[order[:m]]

@@ -41,8 +41,14 @@ Robustness [D]: eigenpairs with :math:`\lambda \le 10^{-12}\max(1,\lambda_{\max}
 the inverses (and :math:`L^{-1}` is a pseudo-inverse), :math:`r \le \min(n_1, n_2) - 1` is required,
 and a non-finite value raises (ECST throws as well).
 
-**Gaussian, in input space** (ECST ``ProbabilisticDistanceEvaluator``, for comparison; sample
-means and ML covariances — ECST's estimator was not checked, [D] ML (divide by n_c)):
+**Gaussian, in input space** (ECST ``ProbabilisticDistanceEvaluator``, for comparison): sample
+means and *unbiased* class covariances :math:`\Sigma_c = \frac{1}{n_c-1}\sum_{i\in c}(x_i-\mu_c)
+(x_i-\mu_c)^\top` (divide by :math:`n_c - 1`, like MATLAB's ``cov``). Reason: Ring's own code does
+this — ECST ``src/ecst/utilities/MathUtilities.java``, ``covarianceMatrix(double[] mean, Instances)``
+scales the scatter by ``1.0 / (numInstances() - 1.0)``, and
+``src/ecst/algorithm/featureselection/evaluator/ProbabilisticDistanceEvaluator.java``
+(``buildEvaluator``) uses it for both classes, with :math:`\bar\Sigma = (\Sigma_1+\Sigma_2)/2`
+(github.com/ma2th/ecst, commit 4d81d97). Each class therefore needs at least 2 samples.
 
 ``gaussian_bhattacharyya``
     :math:`\tfrac18\Delta\mu^\top\bar\Sigma^{-1}\Delta\mu
@@ -160,11 +166,30 @@ def rkhs_criterion(
 
 
 def gaussian_criterion(X1: np.ndarray, X2: np.ndarray, criterion: str, regularization: float = 0.0) -> float:
-    """Bhattacharyya distance or KL divergence (X1 ‖ X2) between Gaussian fits of two classes."""
+    r"""Bhattacharyya distance or KL divergence (X1 ‖ X2) between Gaussian fits of two classes.
+
+    Parameters
+    ----------
+    X1, X2 : ndarray of shape (n_1, d) and (n_2, d)
+        Samples of class 1 and class 2; each needs :math:`n_c \ge 2`.
+    criterion : {"gaussian_bhattacharyya", "gaussian_kl"}
+    regularization : float, default 0.0
+        ρ added to the diagonal of both class covariances.
+
+    Returns
+    -------
+    float
+        The criterion (module docstring), with the unbiased covariances
+        :math:`\Sigma_c = \frac{1}{n_c-1}\sum_{i\in c}(x_i-\mu_c)(x_i-\mu_c)^\top + \rho I`
+        (divide by :math:`n_c-1`, as Ring's ECST ``MathUtilities.covarianceMatrix`` does).
+    """
     d = X1.shape[1]
+    if min(X1.shape[0], X2.shape[0]) < 2:
+        # the unbiased estimate divides by n_c - 1: undefined for a single sample
+        raise ValueError(f"{criterion}: each class needs at least 2 samples (unbiased covariance)")
     mu = X1.mean(axis=0) - X2.mean(axis=0)
-    S1 = np.atleast_2d(np.cov(X1, rowvar=False, bias=True)) + regularization * np.eye(d)
-    S2 = np.atleast_2d(np.cov(X2, rowvar=False, bias=True)) + regularization * np.eye(d)
+    S1 = np.atleast_2d(np.cov(X1, rowvar=False, ddof=1)) + regularization * np.eye(d)
+    S2 = np.atleast_2d(np.cov(X2, rowvar=False, ddof=1)) + regularization * np.eye(d)
     if criterion == "gaussian_bhattacharyya":
         Sb = 0.5 * (S1 + S2)
         ok, ld = _chol_logdet(Sb)
