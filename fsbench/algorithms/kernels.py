@@ -101,6 +101,8 @@ def parse_gamma(spec: float | str) -> tuple[float | str, float]:
     pre, rule, op, num = m.groups()
     factor = float(pre) if pre else 1.0
     if op is not None:
+        if op == "/" and float(num) == 0:
+            raise ValueError(f"gamma {spec!r}: division by zero")
         factor = 1.0 / float(num) if op == "/" else float(num)
     if not (np.isfinite(factor) and factor > 0):
         raise ValueError(f"gamma {spec!r}: the factor must be a positive finite number")
