@@ -155,6 +155,49 @@ def run(
         raise typer.Exit(1)
 
 
+@app.command()
+@user_errors
+def diagnose(
+    config: Annotated[Path, typer.Argument(help="Diagnostic config YAML file (has a 'diagnostic:' key).")],
+    out: Annotated[Path | None, typer.Option(help="Output directory. Default: results/<name>.")] = None,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Parallel worker processes.")] = 1,
+    repeats: Annotated[int | None, typer.Option(min=1, help="Override protocol.repeats.")] = None,
+    seed: Annotated[int | None, typer.Option(min=0, help="Override the config seed.")] = None,
+    fresh: Annotated[bool, typer.Option("--fresh", help="Discard finished tasks and start over.")] = False,
+    allow_mixed_code: Annotated[
+        bool, typer.Option(help="Resume results begun by another fsbench commit.")
+    ] = False,
+    retry_failed: Annotated[bool, typer.Option(help="Run failed tasks again when resuming.")] = False,
+    progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+) -> None:
+    """Run a diagnostic (an analysis that is not select-then-classify) on the run store, then draw it."""
+    from fsbench.config import load_experiment
+    from fsbench.diagnostics.registry import get_diagnostic
+    from fsbench.runner import run_experiment
+
+    exp = load_experiment(config, {"repeats": repeats, "seed": seed}, kind="diagnostic")
+    target = out or Path("results") / exp.name
+    with _progress_bar(exp.name, enabled=progress) as cb:
+        summary = run_experiment(
+            exp,
+            target,
+            jobs=jobs,
+            fresh=fresh,
+            allow_mixed_code=allow_mixed_code,
+            retry_failed=retry_failed,
+            progress=cb,
+        )
+    typer.echo(
+        f"{exp.name}: {summary.n_tasks} tasks ({summary.n_skipped} resumed, {summary.n_run} run, "
+        f"{summary.n_failed} failed) in {summary.seconds:.1f} s -> {summary.out}/results.csv"
+    )
+    for path in get_diagnostic(exp.diagnostic).render(Path(target), exp):
+        typer.echo(str(path))
+    if summary.n_failed:
+        typer.echo(f"{summary.n_failed} task(s) failed; see the status/message columns", err=True)
+        raise typer.Exit(1)
+
+
 class _progress_bar:
     """Tasks done / total with ETA (rich, which typer already depends on); silent when not a TTY."""
 

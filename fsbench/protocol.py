@@ -36,7 +36,7 @@ import hashlib
 import json
 import time
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from numbers import Real
 from typing import Any
 
@@ -130,6 +130,10 @@ class Task:
     fold: int | None = None
     #: binarise: this label is class 1, the others class 0 (a dataset entry's ``positive``)
     positive: str | int | None = None
+    #: a ``fsbench diagnose`` task: the diagnostic's name and settings (``selector`` is then a
+    #: placeholder labelled ``<name>``, or one of the config's selectors for per-selector diagnostics)
+    diagnostic: str | None = None
+    settings: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
 
     @property
     def _size_name(self) -> int | float | str | None:

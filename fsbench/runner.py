@@ -48,8 +48,9 @@ from typing import Any
 
 from fsbench.algorithms.kernels import parse_gamma
 from fsbench.algorithms.registry import UnknownSelectorError, get_selector, resolve
-from fsbench.config import ConfigError, Experiment
+from fsbench.config import ConfigError, Experiment, SelectorConfig
 from fsbench.data import DatasetError, SyntheticDataset, get_card, open_dataset
+from fsbench.diagnostics.registry import UnknownDiagnosticError, get_diagnostic
 from fsbench.protocol import RANKING_COLUMNS, RESULT_COLUMNS, SCHEMA_VERSION, Task, TaskResult, run_task
 from fsbench.resampling import train_size
 
@@ -97,13 +98,16 @@ def expand(exp: Experiment, commit: str = "unknown") -> list[Task]:
     """All tasks of an experiment, in canonical order (datasets, kernels, n_train, repeats, folds,
     selectors)."""
     tasks = []
+    selectors = exp.selectors
+    if exp.diagnostic is not None and not get_diagnostic(exp.diagnostic).per_selector:
+        selectors = (SelectorConfig(label=f"<{exp.diagnostic}>", name=exp.diagnostic),)
     for entry in exp.datasets:
         folds = range(entry.protocol.folds) if entry.protocol.folds else [None]
         for kernel in entry.kernels:
             for n_train in entry.protocol.n_train:
                 for repeat in range(entry.protocol.repeats):
                     for fold in folds:
-                        for sel in exp.selectors:
+                        for sel in selectors:
                             tasks.append(
                                 Task(
                                     experiment=exp.name,
@@ -118,6 +122,8 @@ def expand(exp: Experiment, commit: str = "unknown") -> list[Task]:
                                     git_commit=commit,
                                     fold=fold,
                                     positive=entry.positive,
+                                    diagnostic=exp.diagnostic,
+                                    settings=exp.settings,
                                 )
                             )
     return tasks
@@ -126,6 +132,11 @@ def expand(exp: Experiment, commit: str = "unknown") -> list[Task]:
 def validate(exp: Experiment) -> None:
     """Everything that can be checked before any work starts; raises ConfigError / DatasetError."""
     src = exp.source
+    if exp.diagnostic is not None:
+        try:
+            get_diagnostic(exp.diagnostic).check(exp)
+        except UnknownDiagnosticError as exc:
+            raise ConfigError(src, "diagnostic", str(exc)) from None
     rankers = []
     for i, sel in enumerate(exp.selectors):
         kp = f"selectors[{i}]"
@@ -327,7 +338,7 @@ class TaskStore:
             path.unlink(missing_ok=True)
             return None
 
-    def restore_from_tables(self, task_ids: Iterable[str]) -> int:
+    def restore_from_tables(self, task_ids: Iterable[str], rankings: bool = True) -> int:
         """Rebuild missing task files from ``results.csv`` / ``rankings.csv`` next to ``tasks/``.
 
         The tables are committed and the task files are not, so a fresh clone has rows but no
@@ -338,7 +349,7 @@ class TaskStore:
         """
         root = self.dir.parent
         res_path, rank_path = root / "results.csv", root / "rankings.csv"
-        if not (res_path.exists() and rank_path.exists()):
+        if not res_path.exists() or (rankings and not rank_path.exists()):
             return 0
         wanted = {t for t in task_ids if not (self.dir / f"{t}.json").exists()}
         if not wanted:
@@ -351,10 +362,13 @@ class TaskStore:
                         r["n_features"] = int(r["n_features"])  # write_tables sorts on it
                     rows.setdefault(r["task_id"], []).append(r)
         ranks: dict[str, dict] = {}
-        with rank_path.open(newline="") as fh:
-            for r in csv.DictReader(fh):
-                if r.get("task_id") in wanted:
-                    ranks[r["task_id"]] = r
+        if not rankings:  # a diagnostic: its rows are all there is
+            ranks = {tid: {"task_id": tid} for tid in rows}
+        else:
+            with rank_path.open(newline="") as fh:
+                for r in csv.DictReader(fh):
+                    if r.get("task_id") in wanted:
+                        ranks[r["task_id"]] = r
         n = 0
         for tid in sorted(set(rows) & set(ranks)):
             status = rows[tid][0].get("status", "")
@@ -381,7 +395,8 @@ def _fmt(v: Any) -> Any:
 
 
 def write_tables(out: Path, tasks: list[Task], store: TaskStore) -> tuple[int, int]:
-    """Rewrite results.csv and rankings.csv from the task files; return (done, failed)."""
+    """Rewrite results.csv and rankings.csv (not for a diagnostic) from the task files; return
+    (done, failed)."""
     rows, ranks = [], []
     done = failed = 0
     for t in tasks:
@@ -392,6 +407,10 @@ def write_tables(out: Path, tasks: list[Task], store: TaskStore) -> tuple[int, i
         failed += payload["status"] != "ok"
         rows.extend(sorted(payload["rows"], key=lambda r: r.get("n_features", 0)))
         ranks.append(payload["ranking"])
+    diagnostic = tasks[0].diagnostic if tasks else None
+    if diagnostic is not None:
+        atomic_write(out / "results.csv", _csv_text(rows, get_diagnostic(diagnostic).all_columns()))
+        return done, failed
     atomic_write(out / "results.csv", _csv_text(rows, RESULT_COLUMNS))
     atomic_write(out / "rankings.csv", _csv_text(ranks, RANKING_COLUMNS))
     return done, failed
@@ -479,6 +498,8 @@ def _run_one(task: Task):
     tune_malloc()
 
     with threadpool_limits(limits=1):
+        if task.diagnostic is not None:
+            return get_diagnostic(task.diagnostic).execute(task)
         return run_task(task)
 
 
@@ -636,7 +657,7 @@ def run_experiment(
         store.clean_partials()
         tasks = expand(exp, commit)
         if previous is not None:  # same effective config (checked): rows of a fresh clone count
-            store.restore_from_tables(t.task_id for t in tasks)
+            store.restore_from_tables((t.task_id for t in tasks), rankings=exp.diagnostic is None)
         todo = []
         for t in tasks:
             payload = store.get(t.task_id)

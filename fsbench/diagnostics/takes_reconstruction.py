@@ -1,8 +1,9 @@
 r"""Xu et al. 2011, Table 2: reconstruction cost E(M) and dimension of each kernel-space basis learner.
 
-For every split of the config (``fsbench run`` splits: same seed, dataset, ``n_train``, repeat) and every
-RBF width in ``settings.gammas`` (resolved on the training split, e.g. ``median/4``), fit on the training
-split
+A diagnostic (``fsbench diagnose configs/takes2011/table2_reconstruction.yaml``). For every split of the
+config (the ``fsbench run`` splits of the same seed, dataset, ``n_train`` and repeat — those of the Figs.
+2–3 experiments) and every RBF width in ``settings.gammas`` (resolved on the training split, e.g.
+``median``, ``median/4``), fit on the training split
 
 * ``kobl`` — :class:`~fsbench.algorithms.kernel_space.KOBL` (threshold ``settings.f``), adaptive Dim;
 * ``kgs`` — :class:`~fsbench.algorithms.kernel_space.KGS`, all N training points;
@@ -17,57 +18,39 @@ and record the dimension and eq. (19),
 (``E_train``) and on the held-out test points of the split (``E_test``; the KOBL docstring's reading of
 Table 2), with the fit time.
 
-Settings (``settings:`` of the script config)
----------------------------------------------
-gammas : list of str or float, default ["median/4", "median"]
-    RBF widths (:func:`fsbench.experiments.scaled_gamma.parse_gamma`).
+Settings (``settings:`` of the config)
+-------------------------------------
+gammas : list of str or float, default ["median", "median/4"]
+    RBF widths (:func:`fsbench.algorithms.kernels.parse_gamma`); the first is the main setting.
 f : str, default "linear"
     KOBL's threshold function.
 learners : list of str, default all five above.
+paper_values : str or None
+    ``configs/takes2011/paper_values.yaml``, relative to the config file's directory's parent's parent
+    (the repository) or absolute; its Table 2 cells are shown beside ours.
 
-Outputs in ``--out``: ``results.csv`` (one row per split × width × learner), ``summary.csv`` and
-``table2.md`` (mean ± std beside the paper's values from ``settings.paper_values``), ``table2_E.png``,
-``run.json``.
+Outputs: ``results.csv`` (one row per split × width × learner), and from it ``summary.csv``, ``table2.md``
+(mean ± std beside the paper's values) and ``table2_E.png``/``.pdf``.
 """
 
 from __future__ import annotations
 
-import argparse
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
-from threadpoolctl import threadpool_limits
 
 from fsbench.algorithms.discriminant import KDA
 from fsbench.algorithms.kernel_space import KGS, KOBL, KPCA
-from fsbench.experiments.common import (
-    RunRecord,
-    ScriptConfig,
-    draw,
-    load_paper_values,
-    load_script_config,
-    md_table,
-    mean_std,
-    paper_cells,
-    split_keys,
-)
-from fsbench.experiments.scaled_gamma import resolve_scaled_gamma
+from fsbench.algorithms.kernels import parse_gamma, resolve_gamma
+from fsbench.config import ConfigError, Experiment
+from fsbench.diagnostics.base import Diagnostic
+from fsbench.papers.tables import md_table, mean_std, paper_cells, read_paper_values
 
 LEARNERS = ("kobl", "kgs", "kpca", "kda", "kda_discriminant")
-DEFAULTS: dict[str, Any] = {"gammas": ["median/4", "median"], "f": "linear", "learners": list(LEARNERS)}
 LABELS = {"kobl": "KOBL", "kgs": "KGS", "kpca": "KPCA", "kda": "KDA", "kda_discriminant": "KDA (C−1 dirs)"}
-
-
-def _settings(cfg: ScriptConfig) -> dict[str, Any]:
-    s = {**DEFAULTS, **cfg.settings}
-    bad = sorted(set(s["learners"]) - set(LEARNERS))
-    if bad:
-        raise ValueError(f"settings.learners: unknown {bad}; expected some of {list(LEARNERS)}")
-    return s
 
 
 def _fit_learner(name: str, gamma: float, f: str, X: np.ndarray, y: np.ndarray):
@@ -81,33 +64,59 @@ def _fit_learner(name: str, gamma: float, f: str, X: np.ndarray, y: np.ndarray):
     return KDA(**kw, f=f, complete=(name == "kda")).fit(X, y)
 
 
-def run_split(cfg: ScriptConfig, key: tuple[int, int, int]) -> list[dict[str, Any]]:
-    """All rows of one split (every width × learner)."""
-    s = _settings(cfg)
-    i, n_train, repeat = key
-    entry = cfg.experiment.datasets[i]
-    rows = []
-    with threadpool_limits(1):
-        sp = draw(entry, cfg.experiment.seed, n_train, repeat)
+class TakesReconstruction(Diagnostic):
+    """Xu et al. 2011 Table 2: E(M) and Dim of KOBL, KGS, KPCA and KDA on every split."""
+
+    name = "takes_reconstruction"
+    columns = [
+        "gamma_rule",
+        "gamma",
+        "learner",
+        "dim",
+        "E_train",
+        "E_test",
+        "fit_cpu_s",
+        "fit_wall_s",
+        "kobl_bound",
+        "stop",
+        "dim_requested",
+    ]
+    defaults: dict[str, Any] = {
+        "gammas": ["median", "median/4"],
+        "f": "linear",
+        "learners": list(LEARNERS),
+        "paper_values": None,
+    }
+
+    def check(self, exp: Experiment) -> None:
+        s = self.settings(exp)
+        bad = sorted(set(s["learners"]) - set(LEARNERS))
+        if bad:
+            raise ConfigError(
+                exp.source, "settings.learners", f"unknown {bad}; expected some of {list(LEARNERS)}"
+            )
+        for i, g in enumerate(s["gammas"]):
+            try:
+                parse_gamma(g)
+            except ValueError as exc:
+                raise ConfigError(exp.source, f"settings.gammas[{i}]", str(exc)) from None
+
+    def run(self, task, data, rng) -> list[dict[str, Any]]:
+        s = {**self.defaults, **task.settings}
+        rows = []
         for spec in s["gammas"]:
-            g = resolve_scaled_gamma(spec, sp.X_train)
+            g = resolve_gamma(spec, data.X_tr)
             for name in s["learners"]:
                 c0, w0 = time.process_time(), time.perf_counter()
-                est = _fit_learner(name, g, s["f"], sp.X_train, sp.y_train)
+                est = _fit_learner(name, g, s["f"], data.X_tr, data.y_tr)
                 cpu, wall = time.process_time() - c0, time.perf_counter() - w0
                 row = {
-                    "experiment": cfg.name,
-                    "dataset": sp.dataset,
-                    "n_train": int(sp.y_train.size),
-                    "n_test": int(sp.y_test.size),
-                    "repeat": repeat,
-                    "split_seed": sp.split_seed,
                     "gamma_rule": str(spec),
                     "gamma": g,
                     "learner": name,
                     "dim": int(est.n_components_),
                     "E_train": float(est.reconstruction_cost()),
-                    "E_test": float(est.reconstruction_cost(sp.X_test)),
+                    "E_test": float(est.reconstruction_cost(data.X_te)),
                     "fit_cpu_s": cpu,
                     "fit_wall_s": wall,
                 }
@@ -117,7 +126,28 @@ def run_split(cfg: ScriptConfig, key: tuple[int, int, int]) -> list[dict[str, An
                 if name.startswith("kda"):
                     row["dim_requested"] = int(est.n_components_requested_)
                 rows.append(row)
-    return rows
+        return rows
+
+    def render(self, out: Path, exp: Experiment) -> list[Path]:
+        df = pd.read_csv(out / "results.csv")
+        df = df[df["status"] == "ok"]
+        if df.empty:
+            return []
+        s = self.settings(exp)
+        paper = None
+        if s.get("paper_values"):
+            pv_path = Path(s["paper_values"])
+            if not pv_path.is_absolute():
+                pv_path = Path(exp.source).resolve().parent / pv_path
+            paper = paper_cells(read_paper_values(pv_path), "table2")
+        summarize(df, paper).to_csv(out / "summary.csv", index=False, float_format="%.6g")
+        (out / "table2.md").write_text(
+            "# Xu et al. 2011 Table 2 — reconstruction cost E(M) and Dim\n\n"
+            "E = mean residual norm of φ(x) on the span of the basis (eq. 19), on the training split "
+            "(E train) and on the held-out rest of the dataset (E test); mean ± std over splits.\n\n"
+            + markdown(df, paper)
+        )
+        return [out / "summary.csv", out / "table2.md", *plot(df, out / "table2_E", paper)]
 
 
 def summarize(df: pd.DataFrame, paper: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -210,51 +240,3 @@ def plot(df: pd.DataFrame, path: Path, paper: pd.DataFrame | None = None) -> lis
         out.append(p)
     plt.close(fig)
     return out
-
-
-def run(config: str | Path, out: str | Path, jobs: int = 1, repeats: int | None = None) -> pd.DataFrame:
-    """Run the Table 2 experiment of ``config``; write the outputs to ``out``; return the rows.
-
-    Parameters
-    ----------
-    config : the script config (``configs/takes2011/table2_reconstruction.yaml``).
-    out : output directory.
-    jobs : parallel worker processes (splits are independent; each uses one BLAS thread).
-    repeats : optional override of the config's repeats.
-    """
-    cfg = load_script_config(config, repeats=repeats)
-    s = _settings(cfg)
-    out = Path(out)
-    rec = RunRecord(cfg, __name__, {"jobs": jobs, "repeats": repeats})
-    keys = split_keys(cfg)
-    chunks = Parallel(n_jobs=jobs)(delayed(run_split)(cfg, k) for k in keys)
-    df = pd.DataFrame([r for c in chunks for r in c])
-    out.mkdir(parents=True, exist_ok=True)
-    df.to_csv(out / "results.csv", index=False, float_format="%.10g")
-    paper = None
-    if s.get("paper_values"):
-        paper = paper_cells(load_paper_values(s["paper_values"]), "table2")
-    summarize(df, paper).to_csv(out / "summary.csv", index=False, float_format="%.6g")
-    (out / "table2.md").write_text(
-        "# Xu et al. 2011 Table 2 — reconstruction cost E(M) and Dim\n\n"
-        "E = mean residual norm of φ(x) on the span of the basis (eq. 19), on the training split (E train) "
-        "and on the held-out rest of the dataset (E test); mean ± std over splits.\n\n" + markdown(df, paper)
-    )
-    plot(df, out / "table2_E", paper)
-    rec.finish(out, splits=len(keys), rows=len(df))
-    return df
-
-
-def main(argv: list[str] | None = None) -> None:
-    """Command line: ``python -m fsbench.experiments.takes_table2 CONFIG --out DIR [--jobs N]``."""
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("config")
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--jobs", type=int, default=1)
-    ap.add_argument("--repeats", type=int, default=None)
-    a = ap.parse_args(argv)
-    run(a.config, a.out, jobs=a.jobs, repeats=a.repeats)
-
-
-if __name__ == "__main__":  # pragma: no cover
-    main()

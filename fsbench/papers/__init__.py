@@ -1,0 +1,1 @@
+"""Paper-specific reporting: our results beside the papers' values, for the papers without the claim DSL."""

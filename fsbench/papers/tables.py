@@ -1,0 +1,39 @@
+"""Small table helpers shared by the reports: Markdown tables, mean ± std cells, paper values."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import yaml
+
+
+def mean_std(values: pd.Series, fmt: str = "{:.3f}") -> str:
+    """``mean ± std`` (sample std) of a series, or the mean alone for one value; "–" if empty."""
+    v = pd.to_numeric(values, errors="coerce").dropna()
+    if v.empty:
+        return "–"
+    if v.size == 1:
+        return fmt.format(float(v.iloc[0]))
+    return f"{fmt.format(float(v.mean()))} ± {fmt.format(float(v.std(ddof=1)))}"
+
+
+def md_table(header: list[str], rows: list[list[Any]]) -> str:
+    """A Markdown table (a trailing newline included)."""
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return "\n".join(out) + "\n"
+
+
+def read_paper_values(path: str | Path) -> dict[str, Any]:
+    """A ``configs/<paper>/paper_values.yaml`` file as a mapping."""
+    return yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+
+
+def paper_cells(pv: dict[str, Any], table_id: str) -> pd.DataFrame:
+    """The ``cells`` of one table of a paper-values mapping as a DataFrame."""
+    for t in pv.get("tables", []):
+        if t.get("id") == table_id:
+            return pd.DataFrame(t.get("cells", []))
+    raise KeyError(f"no table {table_id!r} in the paper values")
