@@ -16,7 +16,7 @@ one-line message.
 from fsbench.data.cards import DatasetCard, get_card, list_cards
 from fsbench.data.dataset import TableDataset, describe, open_dataset, verify
 from fsbench.data.errors import DatasetError, DatasetWarning
-from fsbench.data.store import data_search_path
+from fsbench.data.paths import data_search_path
 from fsbench.data.synthetic import SyntheticDataset, generator_names, register_generator
 
 __all__ = [
