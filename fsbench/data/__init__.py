@@ -8,9 +8,9 @@ Typical use::
     X, y = toy.sample(100, np.random.default_rng(0))
 
 Data files are looked up in ``FSBENCH_DATA_DIR`` (colon-separated) and then in the download cache
-``FSBENCH_CACHE_DIR`` (default ``~/.cache/fsbench``); cards live in ``<repo>/datasets`` unless
-``FSBENCH_CARDS_DIR`` is set. Problems a user can fix are raised as :class:`DatasetError` with a
-one-line message.
+``FSBENCH_CACHE_DIR`` (default ``~/.cache/fsbench``); cards live in ``<repo>/datasets`` (installed as
+``fsbench._cards``) unless ``FSBENCH_CARDS_DIR`` is set: :func:`fsbench.data.cards.cards_dir`. Problems
+a user can fix are raised as :class:`DatasetError` with a one-line message.
 """
 
 from fsbench.data.cards import DatasetCard, get_card, list_cards

@@ -1,5 +1,8 @@
 """Dataset cards: the YAML files in the top-level ``datasets/`` directory, validated as :class:`DatasetCard`.
 
+Where they are read from: :func:`cards_dir` (``FSBENCH_CARDS_DIR``, the checkout, or the copy installed
+with fsbench as ``fsbench._cards``).
+
 Card schema (every key is checked; an unknown key or a wrong type is a :class:`DatasetError` naming the
 file and the key)::
 
