@@ -231,13 +231,22 @@ def report(
 @datasets_app.command("list")
 @user_errors
 def datasets_list() -> None:
-    """Every dataset card, with shape and local availability."""
+    """Every dataset card, with shape and local availability (yes, no, or corrupt (sha256 mismatch))."""
     from fsbench.data import list_cards
+    from fsbench.data.sources import availability
 
-    for card in list_cards():
+    rows = [(card, availability(card).label) for card in list_cards()]
+    width = max((len(label) for _, label in rows), default=3)
+    for card, label in rows:
         shape = f"{card.n_samples if card.n_samples is not None else '∞'} x {card.n_features}"
-        avail = "yes" if card.available() else "no"
-        typer.echo(f"{card.name:28} {card.kind:9} {shape:>12}  available: {avail:3}  {card.description}")
+        avail = f"available: {label:{width}}"
+        typer.echo(f"{card.name:28} {card.kind:9} {shape:>12}  {avail}  {card.description}")
+    if any(label != "yes" for _, label in rows):
+        typer.echo(
+            "to get a dataset: set FSBENCH_DATA_DIR=/path/to/mirror, or run `fsbench datasets download NAME` "
+            "(`fsbench datasets info NAME` tells which applies)",
+            err=True,
+        )
 
 
 @datasets_app.command("info")
@@ -254,15 +263,39 @@ def datasets_info(name: str) -> None:
 def datasets_verify(
     name: Annotated[str | None, typer.Argument(help="Card name (default: all).")] = None,
 ) -> None:
-    """Check local data files against the cards' sha256; exit 2 on a mismatch."""
-    from fsbench.data import verify
+    """Check local data files against the cards' sha256 and print a summary.
 
-    bad = 0
+    Exit code: 2 if the named dataset has no valid copy (missing, or only corrupt files); otherwise 1 if a
+    file that was found is corrupt (sha256 mismatch); 0 otherwise. Without NAME, missing files are normal
+    (exit 0) and only corrupt ones fail (exit 1).
+    """
+    from fsbench.data import get_card, list_cards, verify
+    from fsbench.data.sources import CORRUPT, availability, downloadable, how_to_get
+
     for card_name, path, status, message in verify(name):
+        status = "corrupt" if status == "mismatch" else status
         typer.echo(f"{status:8} {card_name:28} {path or '-'}  {message}")
-        bad += status == "mismatch"
-    if bad:
-        raise typer.Exit(2)
+    cards = [get_card(name)] if name is not None else list_cards()
+    states = {card.name: availability(card) for card in cards}
+    n_ok = sum(a.state == "ok" and not a.corrupt for a in states.values())
+    n_corrupt = sum(bool(a.corrupt) for a in states.values())
+    n_missing = sum(a.state == "missing" for a in states.values())
+    typer.echo(
+        f"{n_ok} ok, {n_corrupt} corrupt, {n_missing} missing "
+        f"({len(cards)} dataset{'s' if len(cards) != 1 else ''}; synthetic ones need no file)"
+    )
+    if name is not None and states[name].state != "ok":
+        what = "missing" if states[name].state == "missing" else CORRUPT
+        _fail(f"dataset '{name}' has no valid copy ({what}); to get it, {how_to_get(cards[0])}")
+    if n_missing and name is None:
+        fetchable = [c.name for c in cards if states[c.name].state == "missing" and downloadable(c)]
+        typer.echo(
+            "to get a missing dataset: set FSBENCH_DATA_DIR=/path/to/mirror"
+            + (f", or run `fsbench datasets download NAME` for {', '.join(fetchable)}" if fetchable else ""),
+            err=True,
+        )
+    if n_corrupt:
+        raise typer.Exit(1)
 
 
 @datasets_app.command("download")

@@ -46,7 +46,7 @@ import yaml
 
 from fsbench.data.errors import DatasetError
 from fsbench.data.paths import cards_dir
-from fsbench.data.sources import find_local_source
+from fsbench.data.sources import availability
 
 _ColRef = (int, str)
 
@@ -165,7 +165,7 @@ class DatasetCard:
 
     def available(self) -> bool:
         """True for synthetic cards, or if some source's files are all found locally with a valid hash."""
-        return self.kind == "synthetic" or find_local_source(self, raise_on_mismatch=False) is not None
+        return availability(self).state == "ok"
 
     def __repr__(self) -> str:
         return f"DatasetCard({self.name!r}, kind={self.kind!r}, path={str(self.path)!r})"

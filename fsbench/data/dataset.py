@@ -29,7 +29,7 @@ from fsbench.data.cards import DatasetCard, Source, get_card, list_cards
 from fsbench.data.download import fetch, load_openml
 from fsbench.data.errors import DatasetError
 from fsbench.data.parsers import PARSERS, RawTable, canonical_label
-from fsbench.data.sources import find_local_source, openml_cached
+from fsbench.data.sources import CORRUPT, availability, find_local_source, how_to_get, openml_cached
 from fsbench.data.synthetic import SyntheticDataset, make_synthetic
 
 
@@ -105,17 +105,14 @@ def _missing_message(card: DatasetCard, source_id: str | None) -> str:
     looked = [f"{path} (source {', '.join(ids)})" for path, ids in files.items()]
     if card.unavailable:
         return (
-            f"dataset '{card.name}' is not available: {card.unavailable}; to use it, put "
-            f"{' or '.join(files) or 'its file'} in a directory on FSBENCH_DATA_DIR (see {card.path})"
+            f"dataset '{card.name}' is not available: {card.unavailable}; to use it anyway, "
+            f"{how_to_get(card)} (see {card.path})"
         )
     msg = f"dataset '{card.name}': data not found locally; looked for {'; '.join(looked) or 'nothing'} "
     msg += f"in {paths.describe_search_path()}"
     if openml_ids:
         msg += f", and for {', '.join(openml_ids)} in {paths.cache_dir() / 'openml'}"
-    return (
-        msg + ". Set FSBENCH_DATA_DIR to a directory holding these files (e.g. the dataset mirror), or on a "
-        f"connected machine download them with fsbench.data.download.fetch('{card.name}')"
-    )
+    return f"{msg}. To get it, {how_to_get(card)}"
 
 
 # ----------------------------------------------------------------------------------------- processing
@@ -352,7 +349,8 @@ def verify(name: str | None = None) -> list[tuple[str, str, str, str]]:
     Returns
     -------
     list of (card_name, file_path, status, message)
-        status is ``ok``, ``missing``, ``mismatch`` or ``n/a`` (synthetic / openml sources, checked by shape
+        status is ``ok``, ``missing``, ``mismatch`` (the file is corrupt: its sha256 differs from the card's
+        or from the one recorded on first use) or ``n/a`` (synthetic / openml sources, checked by shape
         and class counts when loaded). ``file_path`` is the found path, or the relative path if missing.
     """
     cards = [get_card(name)] if name is not None else list_cards()
@@ -385,6 +383,9 @@ def verify(name: str | None = None) -> list[tuple[str, str, str, str]]:
                     )
                     continue
                 status, message = store.check_file(path, entry.sha256, f"dataset '{card.name}'")
+                if status == "mismatch":  # the row names the card and the path already
+                    detail = message.removeprefix(f"dataset '{card.name}': sha256 mismatch for {path}: ")
+                    message = f"{CORRUPT}: {detail}"
                 out.append((card.name, str(path), status, f"source '{src.id}': {message}"))
     return out
 
@@ -403,15 +404,23 @@ def describe(card: DatasetCard) -> str:
             tcounts = ", ".join(f"{k}: {v}" for k, v in card.test_class_counts.items())
             lines.append(f"  test:      {card.n_test_official} (official split)   classes: {tcounts}")
         lines.append(f"  missing:   {card.missing}")
-        found = find_local_source(card, raise_on_mismatch=False)
-        lines.append(f"  available: {'yes, source ' + repr(found[0].id) if found else 'no'}")
+        avail = availability(card)
+        if avail.state == "ok":
+            lines.append(f"  available: yes, source {avail.source.id!r}")
+        else:
+            why = f" ({card.unavailable})" if card.unavailable and avail.state == "missing" else ""
+            lines.append(f"  available: {avail.label}{why}")
+            lines.append(f"  to get it: {how_to_get(card)}")
+        corrupt = {path for path, _ in avail.corrupt}
         for src in card.sources:
             lines.append(f"  source {src.id!r} ({src.kind}):")
             if src.kind == "openml":
-                lines.append(f"    openml id {src.openml_id}")
+                cached = "in the cache" if openml_cached(src.openml_id) else "not in the cache"
+                lines.append(f"    openml id {src.openml_id}  [{cached}]")
             for e in src.files:
                 path = paths.locate(e.path)
-                lines.append(f"    {e.role}: {e.path}  [{'found: ' + str(path) if path else 'not found'}]")
+                where = "not found" if path is None else f"{CORRUPT if path in corrupt else 'found'}: {path}"
+                lines.append(f"    {e.role}: {e.path}  [{where}]")
                 if e.url:
                     lines.append(f"      url: {e.url}")
                 lines.append(f"      sha256: {e.sha256 or 'unknown (recorded on first use)'}")

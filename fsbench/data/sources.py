@@ -8,6 +8,7 @@ their attributes alone.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,6 +17,9 @@ from fsbench.data.errors import DatasetError
 
 if TYPE_CHECKING:  # annotations only: cards imports this module
     from fsbench.data.cards import DatasetCard, Source
+
+#: How ``datasets list`` / ``info`` / ``verify`` name a found file whose sha256 does not match its card.
+CORRUPT = "corrupt (sha256 mismatch)"
 
 
 def openml_cached(openml_id: int) -> bool:
@@ -65,7 +69,82 @@ def find_local_source(
         bad = [msg for status, msg in statuses if status != "ok"]
         if bad:
             if raise_on_mismatch:
-                raise DatasetError(bad[0])
+                raise DatasetError(
+                    f"{bad[0]}; this copy is {CORRUPT}: replace or remove it. To get a good copy, "
+                    f"{how_to_get(card)}"
+                )
             continue
         return source, files
     return None
+
+
+@dataclass(frozen=True)
+class Availability:
+    """Whether a card's data can be used here.
+
+    Attributes
+    ----------
+    state : str
+        ``ok`` (a usable copy: synthetic, a cached openml set, or files that pass their hash check),
+        ``corrupt`` (no usable copy, and a found file fails its hash check) or ``missing`` (nothing found).
+    source : Source or None
+        The source that would be loaded (state ``ok``).
+    corrupt : tuple of (Path, str)
+        Every found file that fails its hash check, with the one-line mismatch message, whatever the state
+        (another source may still be usable).
+    """
+
+    state: str
+    source: Source | None = None
+    corrupt: tuple[tuple[Path, str], ...] = ()
+
+    @property
+    def label(self) -> str:
+        """``yes``, ``no`` or ``corrupt (sha256 mismatch)`` (the ``available`` column)."""
+        return {"ok": "yes", "missing": "no"}.get(self.state, CORRUPT)
+
+
+def availability(card: DatasetCard) -> Availability:
+    """Check every local copy of ``card`` (hashing found files; cached per process) without raising.
+
+    Sources are tried in the card's order of preference, as :func:`find_local_source` does; all of them
+    are looked at so that a corrupt file is reported even when another source is usable.
+    """
+    usable: Source | None = None
+    corrupt: list[tuple[Path, str]] = []
+    seen: set[Path] = set()  # a github source shares the mirror's path and hash
+    for source in card.sources:
+        if source.kind == "synthetic" or (source.kind == "openml" and openml_cached(source.openml_id)):
+            usable = usable or source
+            continue
+        source_ok = bool(source.files)
+        for entry in source.files:
+            path = paths.locate(entry.path)
+            if path is None:
+                source_ok = False
+                continue
+            status, message = store.check_file(path, entry.sha256, f"dataset '{card.name}'")
+            if status != "ok":
+                source_ok = False
+                if path not in seen:
+                    corrupt.append((path, message))
+            seen.add(path)
+        if source_ok:
+            usable = usable or source
+    state = "ok" if usable is not None else "corrupt" if corrupt else "missing"
+    return Availability(state, usable, tuple(corrupt))
+
+
+def downloadable(card: DatasetCard) -> bool:
+    """True if ``fsbench datasets download`` can fetch the card (it has a url or openml source)."""
+    return any(s.kind in ("url", "openml") for s in card.sources)
+
+
+def how_to_get(card: DatasetCard) -> str:
+    """One sentence telling a user how to obtain a card's data (for error messages and the CLI)."""
+    files = list(dict.fromkeys(e.path for s in card.sources for e in s.files))
+    holding = f"a directory holding {' or '.join(files)}" if files else "a directory holding its files"
+    how = f"set FSBENCH_DATA_DIR=/path/to/mirror ({holding})"
+    if downloadable(card):
+        how += f", or on a connected machine run `fsbench datasets download {card.name}`"
+    return how
