@@ -15,14 +15,20 @@ from typing import Annotated
 
 import typer
 
+# Plain (click) help, not rich panels: rich's option tables cut long option names ("--exclude-select…")
+# in an 80-column terminal, click's layout wraps the descriptions instead.
+_HELP = {"rich_markup_mode": None}
 app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     help="Reproducible benchmarks of kernel-based feature selection.",
+    **_HELP,
 )
-datasets_app = typer.Typer(no_args_is_help=True, help="Dataset cards: list, inspect, verify checksums.")
-selectors_app = typer.Typer(no_args_is_help=True, help="Registered feature selectors.")
+datasets_app = typer.Typer(
+    no_args_is_help=True, help="Dataset cards: list, inspect, verify checksums.", **_HELP
+)
+selectors_app = typer.Typer(no_args_is_help=True, help="Registered feature selectors.", **_HELP)
 app.add_typer(datasets_app, name="datasets")
 app.add_typer(selectors_app, name="selectors")
 
@@ -30,6 +36,26 @@ app.add_typer(selectors_app, name="selectors")
 def _fail(message: str, code: int = 2) -> None:
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(code)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from fsbench import __version__
+
+        typer.echo(f"fsbench {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print fsbench's version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Reproducible benchmarks of kernel-based feature selection."""
 
 
 def user_errors(fn: Callable) -> Callable:
@@ -314,12 +340,33 @@ def datasets_download(
 # --------------------------------------------------------------------------- selectors
 @selectors_app.command("list")
 def selectors_list() -> None:
-    """Registered selectors with a one-line description and citation."""
+    """Registered selectors: kind (rank / transform / subset), one-line description and citation."""
     from fsbench.algorithms.registry import available, info
 
     for name in available():
         meta = info(name)
-        typer.echo(f"{name:20} {meta.description}  [{meta.citation}]")
+        typer.echo(f"{name:20} {meta.kind:9} {meta.description}  [{meta.citation}]")
+
+
+@selectors_app.command("info")
+def selectors_info(
+    name: Annotated[str, typer.Argument(help="Registered name, or package.module:Class.")],
+) -> None:
+    """One selector: class, kind (rank / transform / subset), parameters with defaults, citation."""
+    from fsbench.algorithms.registry import KINDS, UnknownSelectorError, info
+
+    try:
+        meta = info(name)
+    except UnknownSelectorError as exc:
+        _fail(str(exc).replace("\n", " "))
+    typer.echo(f"{meta.name}: {meta.description}")
+    typer.echo(f"  class:      {meta.class_path}")
+    typer.echo(f"  kind:       {meta.kind} — {KINDS[meta.kind]}")
+    typer.echo(f"  citation:   {meta.citation or '-'}")
+    typer.echo("  parameters:" + ("" if meta.params else " (none)"))
+    width = max((len(p) for p in meta.params), default=0)
+    for param, default in meta.params.items():
+        typer.echo(f"    {param:{width}} = {default!r}")
 
 
 def main() -> None:  # pragma: no cover

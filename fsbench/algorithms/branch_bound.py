@@ -253,6 +253,8 @@ class BranchAndBound(BaseSelector):
     ranking_ : complete ranking, subset first (module docstring).
     """
 
+    #: A subset search: one optimal d-subset (``subset_``); ``ranking_`` only extends it to a full order.
+    kind = "subset"
     rank_constant_last = False  # ranking_ starts with subset_
     description = "branch-and-bound optimal subset on an RKHS class-separability criterion (2-class)"
     citation = "Ring & Eskofier 2015, Pattern Recogn. Lett. 68:56-62; ECST BranchAndBound (Chen 2003)"
@@ -372,6 +374,7 @@ class ExhaustiveWrapper(BaseSelector):
     (subset first, module docstring rule with J = CV accuracy; ties to the lower index).
     """
 
+    kind = "subset"  # as BranchAndBound
     rank_constant_last = False  # ranking_ starts with subset_
     description = "exhaustive wrapper: the d-subset with the best SVM cross-validated accuracy"
     citation = "Ring & Eskofier 2015, Pattern Recogn. Lett. 68:56-62 (wrapper baseline)"
