@@ -17,7 +17,7 @@ import threading
 import warnings
 from pathlib import Path
 
-from fsbench.data.errors import DatasetError, DatasetWarning
+from fsbench.data.errors import DatasetWarning
 
 _HASH_CACHE: dict[tuple[str, int, int], str] = {}
 _HASH_LOCK = threading.Lock()
@@ -95,10 +95,3 @@ def check_file(path: Path, expected: str | None, what: str) -> tuple[str, str]:
         f"{what}: sha256 mismatch for {path}: expected {recorded} (recorded on first use in "
         f"{sidecar(path)}), got {actual}",
     )
-
-
-def require_file(path: Path, expected: str | None, what: str) -> None:
-    """Like :func:`check_file` but raise :class:`DatasetError` on a mismatch."""
-    status, message = check_file(path, expected, what)
-    if status != "ok":
-        raise DatasetError(message)
