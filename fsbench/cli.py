@@ -15,14 +15,20 @@ from typing import Annotated
 
 import typer
 
+# Plain (click) help, not rich panels: rich's option tables cut long option names ("--exclude-select…")
+# in an 80-column terminal, click's layout wraps the descriptions instead.
+_HELP = {"rich_markup_mode": None}
 app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     help="Reproducible benchmarks of kernel-based feature selection.",
+    **_HELP,
 )
-datasets_app = typer.Typer(no_args_is_help=True, help="Dataset cards: list, inspect, verify checksums.")
-selectors_app = typer.Typer(no_args_is_help=True, help="Registered feature selectors.")
+datasets_app = typer.Typer(
+    no_args_is_help=True, help="Dataset cards: list, inspect, verify checksums.", **_HELP
+)
+selectors_app = typer.Typer(no_args_is_help=True, help="Registered feature selectors.", **_HELP)
 app.add_typer(datasets_app, name="datasets")
 app.add_typer(selectors_app, name="selectors")
 
@@ -30,6 +36,26 @@ app.add_typer(selectors_app, name="selectors")
 def _fail(message: str, code: int = 2) -> None:
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(code)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from fsbench import __version__
+
+        typer.echo(f"fsbench {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print fsbench's version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Reproducible benchmarks of kernel-based feature selection."""
 
 
 def user_errors(fn: Callable) -> Callable:
@@ -274,13 +300,22 @@ def report(
 @datasets_app.command("list")
 @user_errors
 def datasets_list() -> None:
-    """Every dataset card, with shape and local availability."""
+    """Every dataset card, with shape and local availability (yes, no, or corrupt (sha256 mismatch))."""
     from fsbench.data import list_cards
+    from fsbench.data.sources import availability
 
-    for card in list_cards():
+    rows = [(card, availability(card).label) for card in list_cards()]
+    width = max((len(label) for _, label in rows), default=3)
+    for card, label in rows:
         shape = f"{card.n_samples if card.n_samples is not None else '∞'} x {card.n_features}"
-        avail = "yes" if card.available() else "no"
-        typer.echo(f"{card.name:28} {card.kind:9} {shape:>12}  available: {avail:3}  {card.description}")
+        avail = f"available: {label:{width}}"
+        typer.echo(f"{card.name:28} {card.kind:9} {shape:>12}  {avail}  {card.description}")
+    if any(label != "yes" for _, label in rows):
+        typer.echo(
+            "to get a dataset: set FSBENCH_DATA_DIR=/path/to/mirror, or run `fsbench datasets download NAME` "
+            "(`fsbench datasets info NAME` tells which applies)",
+            err=True,
+        )
 
 
 @datasets_app.command("info")
@@ -297,15 +332,39 @@ def datasets_info(name: str) -> None:
 def datasets_verify(
     name: Annotated[str | None, typer.Argument(help="Card name (default: all).")] = None,
 ) -> None:
-    """Check local data files against the cards' sha256; exit 2 on a mismatch."""
-    from fsbench.data import verify
+    """Check local data files against the cards' sha256 and print a summary.
 
-    bad = 0
+    Exit code: 2 if the named dataset has no valid copy (missing, or only corrupt files); otherwise 1 if a
+    file that was found is corrupt (sha256 mismatch); 0 otherwise. Without NAME, missing files are normal
+    (exit 0) and only corrupt ones fail (exit 1).
+    """
+    from fsbench.data import get_card, list_cards, verify
+    from fsbench.data.sources import CORRUPT, availability, downloadable, how_to_get
+
     for card_name, path, status, message in verify(name):
+        status = "corrupt" if status == "mismatch" else status
         typer.echo(f"{status:8} {card_name:28} {path or '-'}  {message}")
-        bad += status == "mismatch"
-    if bad:
-        raise typer.Exit(2)
+    cards = [get_card(name)] if name is not None else list_cards()
+    states = {card.name: availability(card) for card in cards}
+    n_ok = sum(a.state == "ok" and not a.corrupt for a in states.values())
+    n_corrupt = sum(bool(a.corrupt) for a in states.values())
+    n_missing = sum(a.state == "missing" for a in states.values())
+    typer.echo(
+        f"{n_ok} ok, {n_corrupt} corrupt, {n_missing} missing "
+        f"({len(cards)} dataset{'s' if len(cards) != 1 else ''}; synthetic ones need no file)"
+    )
+    if name is not None and states[name].state != "ok":
+        what = "missing" if states[name].state == "missing" else CORRUPT
+        _fail(f"dataset '{name}' has no valid copy ({what}); to get it, {how_to_get(cards[0])}")
+    if n_missing and name is None:
+        fetchable = [c.name for c in cards if states[c.name].state == "missing" and downloadable(c)]
+        typer.echo(
+            "to get a missing dataset: set FSBENCH_DATA_DIR=/path/to/mirror"
+            + (f", or run `fsbench datasets download NAME` for {', '.join(fetchable)}" if fetchable else ""),
+            err=True,
+        )
+    if n_corrupt:
+        raise typer.Exit(1)
 
 
 @datasets_app.command("download")
@@ -324,12 +383,33 @@ def datasets_download(
 # --------------------------------------------------------------------------- selectors
 @selectors_app.command("list")
 def selectors_list() -> None:
-    """Registered selectors with a one-line description and citation."""
+    """Registered selectors: kind (rank / transform / subset), one-line description and citation."""
     from fsbench.algorithms.registry import available, info
 
     for name in available():
         meta = info(name)
-        typer.echo(f"{name:20} {meta.description}  [{meta.citation}]")
+        typer.echo(f"{name:20} {meta.kind:9} {meta.description}  [{meta.citation}]")
+
+
+@selectors_app.command("info")
+def selectors_info(
+    name: Annotated[str, typer.Argument(help="Registered name, or package.module:Class.")],
+) -> None:
+    """One selector: class, kind (rank / transform / subset), parameters with defaults, citation."""
+    from fsbench.algorithms.registry import KINDS, UnknownSelectorError, info
+
+    try:
+        meta = info(name)
+    except UnknownSelectorError as exc:
+        _fail(str(exc).replace("\n", " "))
+    typer.echo(f"{meta.name}: {meta.description}")
+    typer.echo(f"  class:      {meta.class_path}")
+    typer.echo(f"  kind:       {meta.kind} — {KINDS[meta.kind]}")
+    typer.echo(f"  citation:   {meta.citation or '-'}")
+    typer.echo("  parameters:" + ("" if meta.params else " (none)"))
+    width = max((len(p) for p in meta.params), default=0)
+    for param, default in meta.params.items():
+        typer.echo(f"    {param:{width}} = {default!r}")
 
 
 def main() -> None:  # pragma: no cover

@@ -40,14 +40,6 @@ def find_result_files(paths: list[Path]) -> list[Path]:
     return files
 
 
-def load_results(paths: list[Path]) -> pd.DataFrame:
-    frames = [pd.read_csv(f).assign(_dir=str(f.parent)) for f in find_result_files(paths)]
-    frames = [f for f in frames if not f.empty]
-    if not frames:
-        return pd.DataFrame()
-    return pd.concat(frames, ignore_index=True)
-
-
 def summarize(df: pd.DataFrame, by: list[str], value: str = "error") -> pd.DataFrame:
     """Mean, std, count and 95 % CI half-width of ``value`` over repeats."""
     g = df.groupby(by, sort=False)[value]

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from fsbench.algorithms import clinical
 from fsbench.algorithms.clinical import (
     ClinicalMKLRFE,
     ClinicalSVMRFE,
@@ -19,6 +20,7 @@ from fsbench.algorithms.clinical_kernel import (
     remove_subkernels,
 )
 from fsbench.algorithms.forests import RandomForestImportance
+from fsbench.algorithms.kernels import joachims_C, make_kernel
 from fsbench.algorithms.rfe import n_to_remove
 
 CAT = [5, 6, 7]
@@ -238,12 +240,33 @@ def test_multiclass_runs():
         assert sorted(est.ranking_) == list(range(1, 9))
 
 
-def test_joachims_C_is_one_for_complete_clinical_kernel():
+def test_inverse_mean_diag_C_is_one_for_complete_clinical_kernel():
     X, y = mixed(9, n=40)
-    est = ClinicalSVMRFE(categorical=CAT, C="joachims").fit(X, y)
+    est = ClinicalSVMRFE(categorical=CAT, C="inverse_mean_diag").fit(X, y)
     np.testing.assert_allclose(est.C_, 1.0)
     with pytest.raises(ValueError):
         ClinicalSVMRFE(C=-1).fit(X, y)
+
+
+def test_joachims_means_one_formula():
+    """ "joachims" is kernels.joachims_C (1/R̄², needs φ(0)) everywhere; the clinical kernel has no origin."""
+    X, y = mixed(9, n=40)
+    for est in (ClinicalSVMRFE(categorical=CAT, C="joachims"), ClinicalMKLRFE(categorical=CAT, C="joachims")):
+        with pytest.raises(ValueError, match="no origin; use C='inverse_mean_diag'"):
+            est.fit(X, y)
+    with pytest.raises(ValueError, match="positive number or 'joachims'"):
+        OneHotLinearSVMRFE(categorical=CAT, C="inverse_mean_diag").fit(X, y)
+    # the one-hot baseline's "joachims" is Joachims' rule on its linear kernel: C = 1/R̄² >= 1/mean ||z||²
+    Z, _ = one_hot_encode(X, categorical_mask(CAT, X.shape[1]))
+    C_joachims = joachims_C(make_kernel("linear"), Z)
+    C_diag = 1.0 / np.mean(np.sum(Z * Z, axis=1))
+    assert C_joachims > C_diag
+    seen = []
+    real = clinical.svm_duals
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(clinical, "svm_duals", lambda K, yb, C, **kw: seen.append(C) or real(K, yb, C, **kw))
+        OneHotLinearSVMRFE(categorical=CAT, C="joachims", step=1).fit(X, y)
+    assert seen[0] == pytest.approx(C_joachims)
 
 
 # ------------------------------------------------------------------------------ SimpleMKL

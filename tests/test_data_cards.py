@@ -172,7 +172,8 @@ def test_missing_file_message(env: dict[str, Path]) -> None:
         open_dataset("toy")
     msg = str(exc.value)
     assert "toy/toy.csv" in msg and str(env["data"]) in msg and str(env["cache"]) in msg
-    assert "FSBENCH_DATA_DIR" in msg and "fetch('toy')" in msg and "\n" not in msg
+    assert "FSBENCH_DATA_DIR=/path/to/mirror (a directory holding toy/toy.csv)" in msg and "\n" not in msg
+    assert "fetch(" not in msg and "datasets download" not in msg  # a file-only card cannot be downloaded
     assert verify("toy")[0][2] == "missing"
 
 

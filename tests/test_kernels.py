@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from sklearn.metrics.pairwise import polynomial_kernel, rbf_kernel
 
-from fsbench.algorithms.kernels import Kernel, joachims_C, resolve_gamma, sq_distances
+from fsbench.algorithms.kernels import Kernel, joachims_C, origin_sq_distances, resolve_gamma, sq_distances
 from fsbench.algorithms.targets import class_target
 
 rng = np.random.default_rng(0)
@@ -61,6 +61,21 @@ def test_joachims_C_by_hand():
     # scaled: the same as on scaled data
     w = np.array([0.5, 2.0])
     assert joachims_C(Kernel("linear"), Xs, w) == pytest.approx(joachims_C(Kernel("linear"), Xs * w))
+
+
+def test_joachims_C_has_one_implementation(monkeypatch: pytest.MonkeyPatch) -> None:
+    """joachims_C is origin_sq_distances + joachims_C_from_sq_distances (the pairwise SVM's rule)."""
+    from fsbench.algorithms import kernels
+
+    real = kernels.joachims_C_from_sq_distances
+    calls = []
+    monkeypatch.setattr(kernels, "joachims_C_from_sq_distances", lambda d2: calls.append(d2) or real(d2))
+    w = np.linspace(0.5, 1.5, X.shape[1])
+    for kern in (Kernel("linear"), Kernel("rbf", gamma="median"), Kernel("poly", degree=3)):
+        expected = real(origin_sq_distances(kern, X, w))
+        assert kernels.joachims_C(kern, X, w) == expected
+    assert len(calls) == 3
+    assert kernels.joachims_C(Kernel("linear"), np.zeros((4, 2))) == 1.0  # every sample at the origin
 
 
 def test_gamma_rules():

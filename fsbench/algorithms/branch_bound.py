@@ -253,6 +253,8 @@ class BranchAndBound(BaseSelector):
     ranking_ : complete ranking, subset first (module docstring).
     """
 
+    #: A subset search: one optimal d-subset (``subset_``); ``ranking_`` only extends it to a full order.
+    kind = "subset"
     rank_constant_last = False  # ranking_ starts with subset_
     #: a subset search: the protocol fits it once per S with d = S (unless the config fixes d)
     subset_size_param = "d"
@@ -374,6 +376,7 @@ class ExhaustiveWrapper(BaseSelector):
     (subset first, module docstring rule with J = CV accuracy; ties to the lower index).
     """
 
+    kind = "subset"  # as BranchAndBound
     rank_constant_last = False  # ranking_ starts with subset_
     #: a subset search: the protocol fits it once per S with d = S (unless the config fixes d)
     subset_size_param = "d"

@@ -38,10 +38,16 @@ Multiclass [D] (Paul's tasks are binary): one SVM per class against the rest on 
 and C, importances summed over the machines — the convention of :mod:`fsbench.algorithms.rfe`; for
 MKL the machines share one :math:`\mu` and their objectives are summed.
 
-C [D] (ALGORITHMS.md §8.4): ``C=1``. ``C="joachims"`` gives SVMlight's *documented* default
-:math:`[\mathrm{avg}\,k(x,x)]^{-1}`, which is 1 for the clinical kernel without missing values —
-SVMlight's implemented rule :math:`1/\bar R^2` needs :math:`\phi(0)`, and there is no origin in a
-space of categorical values. Missing values (NaN) are accepted by the two clinical selectors
+C [D] (ALGORITHMS.md §8.4): ``C=1``. ``C="inverse_mean_diag"`` gives SVMlight's *documented* default
+:math:`C = [\mathrm{avg}_i\,k(x_i,x_i)]^{-1}`, which is 1 for the clinical kernel without missing
+values. It is not ``C="joachims"`` of the rest of fsbench (:func:`fsbench.algorithms.kernels.joachims_C`,
+SVMlight's *implemented* default :math:`1/\bar R^2`, :math:`\bar R = \mathrm{avg}_i\lVert\phi(x_i) -
+\phi(0)\rVert`, the mean distance to the image of the origin): there is no origin in a space of
+categorical values, so the clinical selectors refuse ``"joachims"``. Where both exist (a linear kernel,
+:math:`k(x, 0) = 0`), :math:`\bar R^2 = (\mathrm{avg}_i\lVert x_i\rVert)^2 \le
+\mathrm{avg}_i\lVert x_i\rVert^2` (Jensen): Joachims' C is the larger, equal only when all
+:math:`\lVert x_i\rVert` are equal. The one-hot baseline has a linear kernel and an origin: there
+``"joachims"`` is Joachims' rule. Missing values (NaN) are accepted by the two clinical selectors
 (:math:`k_f = 0` for a pair with a missing value) and by the one-hot baseline (see its docstring);
 ``n_missing_`` reports how many entries were missing.
 """
@@ -111,18 +117,28 @@ def svm_duals(
     return a, float(np.abs(a).sum()) - 0.5 * w2
 
 
-def _check_C(C) -> None:
+#: The C rule of the clinical selectors (see the module docstring); "joachims" only for the one-hot baseline.
+INVERSE_MEAN_DIAG = "inverse_mean_diag"
+
+
+def _check_C(C, rule: str) -> None:
+    """``C`` must be a positive number or the string ``rule``."""
     if isinstance(C, str):
-        if C != "joachims":
-            raise ValueError(f"C must be a positive number or 'joachims', got {C!r}")
+        if C == rule:
+            return
+        if C == "joachims":
+            raise ValueError(
+                "C='joachims' (1/R̄², R̄ = mean distance to the image of the origin) is undefined for the "
+                f"clinical kernel, which has no origin; use C='{INVERSE_MEAN_DIAG}' (1/mean k(x,x))"
+            )
+    elif isinstance(C, Real) and not isinstance(C, bool) and np.isfinite(C) and C > 0:
         return
-    if not (isinstance(C, Real) and not isinstance(C, bool) and np.isfinite(C) and C > 0):
-        raise ValueError(f"C must be a positive number or 'joachims', got {C!r}")
+    raise ValueError(f"C must be a positive number or {rule!r}, got {C!r}")
 
 
-def _clinical_C(C, K: np.ndarray) -> float:
+def _inverse_mean_diag_C(C, K: np.ndarray) -> float:
     """Numeric C, or SVMlight's documented default :math:`1/\\mathrm{mean}_i k(x_i,x_i)` (see module)."""
-    if C == "joachims":
+    if C == INVERSE_MEAN_DIAG:
         m = float(np.mean(np.diag(K)))
         return 1.0 / m if m > 0 else 1.0
     return float(C)
@@ -140,7 +156,7 @@ class _ClinicalRFEBase(_NaNTolerantSelector):
 
     def _check_common(self) -> None:
         check_step(self.step)
-        _check_C(self.C)
+        _check_C(self.C, INVERSE_MEAN_DIAG)
 
     def _rfe(self, X: np.ndarray, y: np.ndarray) -> None:
         """Paul's Algorithm 1 on the clinical kernel; subclasses provide ``_importance``."""
@@ -179,8 +195,8 @@ class ClinicalSVMRFE(_ClinicalRFEBase):
     ----------
     categorical : bool mask, list of indices or None, default None
         Categorical features (overlap subkernel); None = all continuous (triangular subkernel).
-    C : float or "joachims", default 1.0
-        SVM C ([D] ALGORITHMS.md §8.4; "joachims" = 1/mean k(x,x), see the module docstring).
+    C : float or "inverse_mean_diag", default 1.0
+        SVM C ([D] ALGORITHMS.md §8.4; "inverse_mean_diag" = 1/mean k(x,x), see the module docstring).
     step : float or int, default 0.2
         Fraction of the survivors dropped per iteration (Paul: 20 %), or a fixed number.
     importance : {"abs", "signed"}, default "abs"
@@ -220,7 +236,7 @@ class ClinicalSVMRFE(_ClinicalRFEBase):
 
     def _importance(self, bank, K, remaining, targets):
         p = remaining.size
-        C = _clinical_C(self.C, K)
+        C = _inverse_mean_diag_C(self.C, K)
         self._Cs.append(C)
         absolute = np.zeros(p)
         signed = np.zeros(p)
@@ -291,7 +307,7 @@ def simple_mkl(
     bank : the subkernels of the training set.
     features : indices (into the bank) of the kernels to combine.
     targets : ±1 targets, one per machine (:func:`machine_targets`).
-    C : float or "joachims" (1/mean of the diagonal of the uniform combination).
+    C : float or "inverse_mean_diag" (1/mean of the diagonal of the uniform combination).
     tol, max_iter : stopping rule (defaults 0.01 and 100: ALGORITHMS.md §8.4 [D]).
     mu0 : start (default uniform = the clinical kernel).
 
@@ -301,11 +317,12 @@ def simple_mkl(
     each iteration, the start first), ``gap`` (last relative gap), ``n_iter``, ``converged``,
     ``n_svm`` (SVM trainings per machine).
     """
+    _check_C(C, INVERSE_MEAN_DIAG)
     feats = np.asarray(features, dtype=int)
     p = feats.size
     mu = np.full(p, 1.0 / p) if mu0 is None else np.asarray(mu0, dtype=float) / np.sum(mu0)
-    if C == "joachims":
-        C = _clinical_C(C, bank.weighted_sum(feats) / p)
+    if C == INVERSE_MEAN_DIAG:
+        C = _inverse_mean_diag_C(C, bank.weighted_sum(feats) / p)
     C = float(C)
     n_svm = [0]
 
@@ -417,7 +434,7 @@ class ClinicalMKLRFE(_ClinicalRFEBase):
     Parameters
     ----------
     categorical : bool mask, list of indices or None, default None
-    C : float or "joachims", default 1.0
+    C : float or "inverse_mean_diag", default 1.0
     step : float or int, default 0.2
     tol : float, default 0.01
         Relative duality gap that stops SimpleMKL.
@@ -565,7 +582,7 @@ class OneHotLinearSVMRFE(_NaNTolerantSelector):
 
     def _fit(self, X, y):
         check_step(self.step)
-        _check_C(self.C)
+        _check_C(self.C, "joachims")
         cat = categorical_mask(self.categorical, X.shape[1])
         self.categorical_ = cat
         self.n_missing_ = int(np.isnan(X).sum())

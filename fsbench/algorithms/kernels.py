@@ -295,14 +295,11 @@ def joachims_C(kernel: Kernel, X: np.ndarray, w: np.ndarray | None = None) -> fl
     :math:`\bar R = \frac1n\sum_i \lVert\phi(x_i) - \phi(0)\rVert
     = \frac1n \sum_i \sqrt{k(x_i,x_i) - 2k(x_i,0) + k(0,0)}` — the squared *mean distance*
     to the image of the origin, recomputed for every training set (and scaling).
+
+    The formula itself is :func:`joachims_C_from_sq_distances` (one implementation, also used by the
+    pairwise classifiers, which know only the distances of a pair's points).
     """
-    kernel = kernel.resolved(X)
-    d2 = kernel.diag(X, w) - 2.0 * kernel.with_zero(X, w) + kernel.zero_zero()
-    r = float(np.mean(np.sqrt(np.maximum(d2, 0.0))))
-    if not np.isfinite(r) or r <= 0:
-        # Every sample at the origin: no scale to match; C is irrelevant to the (degenerate) SVM.
-        return 1.0
-    return 1.0 / (r * r)
+    return joachims_C_from_sq_distances(origin_sq_distances(kernel, X, w))
 
 
 def joachims_C_gradient(kernel: Kernel, X: np.ndarray, w: np.ndarray) -> tuple[float, np.ndarray]:
@@ -558,15 +555,15 @@ def origin_sq_distances(kernel: Kernel, X: np.ndarray, w: np.ndarray | None = No
 
 
 def joachims_C_from_sq_distances(d2: np.ndarray) -> float:
-    r""":func:`joachims_C` from per-sample squared distances to the origin's image.
+    r"""Joachims' :math:`\hat C = 1/\bar R^2` from per-sample squared distances to the origin's image.
 
-    ``d2`` is :func:`origin_sq_distances` (of a subset of the training points, e.g. one pair).
-
-    :math:`\hat C = 1/\bar R^2`, :math:`\bar R = \operatorname{mean}_i \sqrt{d2_i}`; 1.0 when every
-    sample sits at the origin (as :func:`joachims_C`).
+    ``d2`` is :func:`origin_sq_distances` (of a subset of the training points, e.g. one pair);
+    :math:`\bar R = \operatorname{mean}_i \sqrt{d2_i}`. The only implementation of the formula:
+    :func:`joachims_C` calls it on all the points.
     """
     r = float(np.mean(np.sqrt(np.maximum(np.asarray(d2, dtype=float), 0.0))))
     if not np.isfinite(r) or r <= 0:
+        # Every sample at the origin: no scale to match; C is irrelevant to the (degenerate) SVM.
         return 1.0
     return 1.0 / (r * r)
 

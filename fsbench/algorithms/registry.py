@@ -9,7 +9,9 @@ selector without touching fsbench: it must be a scikit-learn estimator whose ``f
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
+import inspect
+from dataclasses import dataclass, field
+from typing import Any
 
 #: name -> "module:Class"
 _SELECTORS: dict[str, str] = {
@@ -44,12 +46,28 @@ _SELECTORS: dict[str, str] = {
 }
 
 
+#: What a selector's ``fit`` produces, by kind (``fsbench selectors list`` / ``info``).
+KINDS: dict[str, str] = {
+    "rank": "ranks the input features (fit sets ranking_); S = the top-S features",
+    "subset": "subset search: one best subset of a fixed size d (subset_); ranking_ starts with it",
+    "transform": 'transformer (kind = "transform", no ranking_); S = its first S output dimensions',
+}
+
+
 @dataclass(frozen=True)
 class SelectorInfo:
+    """What ``fsbench selectors list`` / ``info`` print about a selector."""
+
     name: str
     path: str
     description: str
     citation: str
+    #: ``rank``, ``subset`` or ``transform`` (see :data:`KINDS`).
+    kind: str = "rank"
+    #: ``module.Class`` of the implementation.
+    class_path: str = ""
+    #: Constructor parameters with their defaults.
+    params: dict[str, Any] = field(default_factory=dict)
 
 
 class UnknownSelectorError(LookupError):
@@ -100,11 +118,47 @@ def get_selector(name: str, **params):
     return cls(**params)
 
 
+def selector_kind(cls: type) -> str:
+    """``transform`` or ``subset`` when the class says so (its ``kind`` attribute), else ``rank``.
+
+    ``rank`` is the contract of any other selector (``fit`` sets a complete ``ranking_``).
+    """
+    kind = getattr(cls, "kind", None)
+    return kind if kind in ("transform", "subset") else "rank"
+
+
+def _default_params(cls: type) -> dict[str, Any]:
+    try:
+        return dict(cls().get_params(deep=False))
+    except Exception:  # a user's class may need arguments: fall back to the signature's defaults
+        sig = inspect.signature(cls.__init__)
+        return {
+            p.name: p.default
+            for p in list(sig.parameters.values())[1:]
+            if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+        }
+
+
 def info(name: str) -> SelectorInfo:
+    """Description, citation, kind, class and default parameters of the selector ``name``.
+
+    Parameters
+    ----------
+    name : str
+        A registered name or a ``package.module:Class`` path.
+
+    Returns
+    -------
+    SelectorInfo
+    """
     cls = resolve(name)
+    doc = (cls.__doc__ or "").strip().splitlines()
     return SelectorInfo(
         name=name,
         path=_SELECTORS.get(name, name),
-        description=getattr(cls, "description", "") or (cls.__doc__ or "").strip().splitlines()[0],
+        description=getattr(cls, "description", "") or (doc[0] if doc else ""),
         citation=getattr(cls, "citation", ""),
+        kind=selector_kind(cls),
+        class_path=f"{cls.__module__}.{cls.__qualname__}",
+        params=_default_params(cls),
     )

@@ -8,15 +8,15 @@ Typical use::
     X, y = toy.sample(100, np.random.default_rng(0))
 
 Data files are looked up in ``FSBENCH_DATA_DIR`` (colon-separated) and then in the download cache
-``FSBENCH_CACHE_DIR`` (default ``~/.cache/fsbench``); cards live in ``<repo>/datasets`` unless
-``FSBENCH_CARDS_DIR`` is set. Problems a user can fix are raised as :class:`DatasetError` with a
-one-line message.
+``FSBENCH_CACHE_DIR`` (default ``~/.cache/fsbench``); cards live in ``<repo>/datasets`` (installed as
+``fsbench._cards``) unless ``FSBENCH_CARDS_DIR`` is set: :func:`fsbench.data.cards.cards_dir`. Problems
+a user can fix are raised as :class:`DatasetError` with a one-line message.
 """
 
 from fsbench.data.cards import DatasetCard, get_card, list_cards
 from fsbench.data.dataset import TableDataset, describe, open_dataset, verify
 from fsbench.data.errors import DatasetError, DatasetWarning
-from fsbench.data.store import data_search_path
+from fsbench.data.paths import data_search_path
 from fsbench.data.synthetic import SyntheticDataset, generator_names, register_generator
 
 __all__ = [

@@ -1,5 +1,8 @@
 """Dataset cards: the YAML files in the top-level ``datasets/`` directory, validated as :class:`DatasetCard`.
 
+Where they are read from: :func:`cards_dir` (``FSBENCH_CARDS_DIR``, the checkout, or the copy installed
+with fsbench as ``fsbench._cards``).
+
 Card schema (every key is checked; an unknown key or a wrong type is a :class:`DatasetError` naming the
 file and the key)::
 
@@ -35,15 +38,15 @@ raw table (negative counts from the end) or column names (needs ``header: true``
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-import fsbench
 from fsbench.data.errors import DatasetError
+from fsbench.data.paths import cards_dir
+from fsbench.data.sources import availability
 
 _ColRef = (int, str)
 
@@ -107,12 +110,6 @@ _EXPECTED_KEYS: dict[str, tuple] = {
 _TEST_KEYS: dict[str, tuple] = {"n_samples": (int,), "class_counts": (dict,)}
 
 
-def cards_dir() -> Path:
-    """Directory of the dataset cards: ``FSBENCH_CARDS_DIR`` or ``<repository>/datasets``."""
-    env = os.environ.get("FSBENCH_CARDS_DIR", "").strip()
-    return Path(env).expanduser() if env else Path(fsbench.__file__).resolve().parents[1] / "datasets"
-
-
 @dataclass(frozen=True)
 class FileEntry:
     """One file of a source: where it lives relative to the search path, its hash and (url) origin."""
@@ -168,9 +165,7 @@ class DatasetCard:
 
     def available(self) -> bool:
         """True for synthetic cards, or if some source's files are all found locally with a valid hash."""
-        from fsbench.data.dataset import find_local_source  # local import: dataset imports this module
-
-        return self.kind == "synthetic" or find_local_source(self, raise_on_mismatch=False) is not None
+        return availability(self).state == "ok"
 
     def __repr__(self) -> str:
         return f"DatasetCard({self.name!r}, kind={self.kind!r}, path={str(self.path)!r})"

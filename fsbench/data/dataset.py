@@ -24,10 +24,12 @@ from typing import Any
 
 import numpy as np
 
-from fsbench.data import store
+from fsbench.data import paths, store
 from fsbench.data.cards import DatasetCard, Source, get_card, list_cards
+from fsbench.data.download import fetch, load_openml
 from fsbench.data.errors import DatasetError
 from fsbench.data.parsers import PARSERS, RawTable, canonical_label
+from fsbench.data.sources import CORRUPT, availability, find_local_source, how_to_get, openml_cached
 from fsbench.data.synthetic import SyntheticDataset, make_synthetic
 
 
@@ -86,59 +88,7 @@ class TableDataset:
         return f"TableDataset({self.name!r}, {shape}, source={self.source!r})"
 
 
-# --------------------------------------------------------------------------------------------- sources
-
-
-def openml_cached(openml_id: int) -> bool:
-    """True if the openml dataset's data file is in ``<cache>/openml`` (where fsbench points openml)."""
-    d = store.cache_dir() / "openml" / "org" / "openml" / "www" / "datasets" / str(openml_id)
-    return d.is_dir() and any(d.glob("dataset*"))
-
-
-def _source_files(source: Source) -> dict[str, Path] | None:
-    found = {}
-    for entry in source.files:
-        path = store.locate(entry.path)
-        if path is None:
-            return None
-        found[entry.role] = path
-    return found
-
-
-def find_local_source(
-    card: DatasetCard, source_id: str | None = None, raise_on_mismatch: bool = True
-) -> tuple[Source, dict[str, Path]] | None:
-    """First source (or the one named ``source_id``) whose files are all present and pass their hash check.
-
-    A present file with a wrong hash raises :class:`DatasetError` (or, with ``raise_on_mismatch=False``,
-    makes that source unusable).
-    """
-    sources = card.sources
-    if source_id is not None:
-        sources = tuple(s for s in sources if s.id == source_id or s.kind == source_id)
-        if not sources:
-            raise DatasetError(
-                f"dataset '{card.name}': no source {source_id!r}; "
-                f"sources: {', '.join(s.id for s in card.sources)}"
-            )
-    for source in sources:
-        if source.kind == "synthetic":
-            return source, {}
-        if source.kind == "openml":
-            if openml_cached(source.openml_id):
-                return source, {}
-            continue
-        files = _source_files(source)
-        if files is None:
-            continue
-        statuses = [store.check_file(files[e.role], e.sha256, f"dataset '{card.name}'") for e in source.files]
-        bad = [msg for status, msg in statuses if status != "ok"]
-        if bad:
-            if raise_on_mismatch:
-                raise DatasetError(bad[0])
-            continue
-        return source, files
-    return None
+# --------------------------------------------------------------------------------------- missing data
 
 
 def _missing_message(card: DatasetCard, source_id: str | None) -> str:
@@ -150,22 +100,19 @@ def _missing_message(card: DatasetCard, source_id: str | None) -> str:
         if s.kind == "openml":
             openml_ids.append(f"openml id {s.openml_id} (source '{s.id}')")
         for e in s.files:
-            if store.locate(e.path) is None:
+            if paths.locate(e.path) is None:
                 files.setdefault(e.path, []).append(s.id)
     looked = [f"{path} (source {', '.join(ids)})" for path, ids in files.items()]
     if card.unavailable:
         return (
-            f"dataset '{card.name}' is not available: {card.unavailable}; to use it, put "
-            f"{' or '.join(files) or 'its file'} in a directory on FSBENCH_DATA_DIR (see {card.path})"
+            f"dataset '{card.name}' is not available: {card.unavailable}; to use it anyway, "
+            f"{how_to_get(card)} (see {card.path})"
         )
     msg = f"dataset '{card.name}': data not found locally; looked for {'; '.join(looked) or 'nothing'} "
-    msg += f"in {store.describe_search_path()}"
+    msg += f"in {paths.describe_search_path()}"
     if openml_ids:
-        msg += f", and for {', '.join(openml_ids)} in {store.cache_dir() / 'openml'}"
-    return (
-        msg + ". Set FSBENCH_DATA_DIR to a directory holding these files (e.g. the dataset mirror), or on a "
-        f"connected machine download them with fsbench.data.download.fetch('{card.name}')"
-    )
+        msg += f", and for {', '.join(openml_ids)} in {paths.cache_dir() / 'openml'}"
+    return f"{msg}. To get it, {how_to_get(card)}"
 
 
 # ----------------------------------------------------------------------------------------- processing
@@ -266,8 +213,6 @@ def _readonly(a: np.ndarray | None) -> np.ndarray | None:
 def _parse_source(card: DatasetCard, source: Source, files: dict[str, Path]) -> RawTable:
     what = f"dataset '{card.name}' (source '{source.id}')"
     if source.kind == "openml":
-        from fsbench.data.download import load_openml
-
         return load_openml(source, what)
     fmt = source.parse["format"]
     return PARSERS[fmt](files, source.parse, what)
@@ -335,8 +280,6 @@ def _open_card(card: DatasetCard, source_id: str | None, download: bool) -> Tabl
         return make_synthetic(card.name, src.generator, src.params, card.notes)
     found = find_local_source(card, source_id)
     if found is None and download:
-        from fsbench.data.download import fetch
-
         fetch(card.name, source_id=source_id)
         found = find_local_source(card, source_id)
     if found is None:
@@ -406,7 +349,8 @@ def verify(name: str | None = None) -> list[tuple[str, str, str, str]]:
     Returns
     -------
     list of (card_name, file_path, status, message)
-        status is ``ok``, ``missing``, ``mismatch`` or ``n/a`` (synthetic / openml sources, checked by shape
+        status is ``ok``, ``missing``, ``mismatch`` (the file is corrupt: its sha256 differs from the card's
+        or from the one recorded on first use) or ``n/a`` (synthetic / openml sources, checked by shape
         and class counts when loaded). ``file_path`` is the found path, or the relative path if missing.
     """
     cards = [get_card(name)] if name is not None else list_cards()
@@ -427,18 +371,21 @@ def verify(name: str | None = None) -> list[tuple[str, str, str, str]]:
                 if (entry.path, entry.sha256) in seen:
                     continue
                 seen.add((entry.path, entry.sha256))
-                path = store.locate(entry.path)
+                path = paths.locate(entry.path)
                 if path is None:
                     out.append(
                         (
                             card.name,
                             entry.path,
                             "missing",
-                            f"source '{src.id}': not in {store.describe_search_path()}",
+                            f"source '{src.id}': not in {paths.describe_search_path()}",
                         )
                     )
                     continue
                 status, message = store.check_file(path, entry.sha256, f"dataset '{card.name}'")
+                if status == "mismatch":  # the row names the card and the path already
+                    detail = message.removeprefix(f"dataset '{card.name}': sha256 mismatch for {path}: ")
+                    message = f"{CORRUPT}: {detail}"
                 out.append((card.name, str(path), status, f"source '{src.id}': {message}"))
     return out
 
@@ -457,15 +404,23 @@ def describe(card: DatasetCard) -> str:
             tcounts = ", ".join(f"{k}: {v}" for k, v in card.test_class_counts.items())
             lines.append(f"  test:      {card.n_test_official} (official split)   classes: {tcounts}")
         lines.append(f"  missing:   {card.missing}")
-        found = find_local_source(card, raise_on_mismatch=False)
-        lines.append(f"  available: {'yes, source ' + repr(found[0].id) if found else 'no'}")
+        avail = availability(card)
+        if avail.state == "ok":
+            lines.append(f"  available: yes, source {avail.source.id!r}")
+        else:
+            why = f" ({card.unavailable})" if card.unavailable and avail.state == "missing" else ""
+            lines.append(f"  available: {avail.label}{why}")
+            lines.append(f"  to get it: {how_to_get(card)}")
+        corrupt = {path for path, _ in avail.corrupt}
         for src in card.sources:
             lines.append(f"  source {src.id!r} ({src.kind}):")
             if src.kind == "openml":
-                lines.append(f"    openml id {src.openml_id}")
+                cached = "in the cache" if openml_cached(src.openml_id) else "not in the cache"
+                lines.append(f"    openml id {src.openml_id}  [{cached}]")
             for e in src.files:
-                path = store.locate(e.path)
-                lines.append(f"    {e.role}: {e.path}  [{'found: ' + str(path) if path else 'not found'}]")
+                path = paths.locate(e.path)
+                where = "not found" if path is None else f"{CORRUPT if path in corrupt else 'found'}: {path}"
+                lines.append(f"    {e.role}: {e.path}  [{where}]")
                 if e.url:
                     lines.append(f"      url: {e.url}")
                 lines.append(f"      sha256: {e.sha256 or 'unknown (recorded on first use)'}")

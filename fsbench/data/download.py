@@ -22,7 +22,7 @@ import urllib.request
 import warnings
 from pathlib import Path
 
-from fsbench.data import store
+from fsbench.data import paths, store
 from fsbench.data.cards import Source, get_card
 from fsbench.data.errors import DatasetError, DatasetWarning
 from fsbench.data.parsers import RawTable, parse_openml_frame
@@ -124,17 +124,17 @@ def fetch(name: str, *, source_id: str | None = None, timeout: float = 60.0) -> 
     what = f"dataset '{name}'"
     if src.kind == "openml":
         load_openml(src, what)
-        return [store.cache_dir() / "openml"]
-    paths = []
+        return [paths.cache_dir() / "openml"]
+    got = []
     for entry in src.files:
-        have = store.locate(entry.path)
+        have = paths.locate(entry.path)
         if have is not None:
-            paths.append(have)
+            got.append(have)
             continue
-        paths.append(
-            download_url(entry.url, store.cache_dir() / entry.path, entry.sha256, timeout=timeout, what=what)
+        got.append(
+            download_url(entry.url, paths.cache_dir() / entry.path, entry.sha256, timeout=timeout, what=what)
         )
-    return paths
+    return got
 
 
 def load_openml(source: Source, what: str) -> RawTable:
@@ -146,7 +146,7 @@ def load_openml(source: Source, what: str) -> RawTable:
         import openml
     except ImportError:
         raise DatasetError(f"{what}: the openml package is needed for openml id {source.openml_id}") from None
-    openml.config.set_root_cache_directory(str(store.cache_dir() / "openml"))
+    openml.config.set_root_cache_directory(str(paths.cache_dir() / "openml"))
     target = source.parse.get("label")
     try:
         ds = openml.datasets.get_dataset(

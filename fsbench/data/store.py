@@ -1,8 +1,4 @@
-"""Where data files are looked for, and their sha256 checks.
-
-Search path: the directories of ``FSBENCH_DATA_DIR`` (colon-separated, in order), then the cache
-directory ``FSBENCH_CACHE_DIR`` (default ``~/.cache/fsbench``), where downloads land. A card names each
-file by a path relative to these directories (``sonar/sonar.csv``); the first directory holding it wins.
+"""sha256 checks of data files (where they are looked for: :mod:`fsbench.data.paths`).
 
 Every file is hashed before use. Hashes are cached per process by ``(path, size, mtime_ns)``, so a file
 is read once per process unless it changes.
@@ -21,40 +17,11 @@ import threading
 import warnings
 from pathlib import Path
 
-from fsbench.data.errors import DatasetError, DatasetWarning
+from fsbench.data.errors import DatasetWarning
 
 _HASH_CACHE: dict[tuple[str, int, int], str] = {}
 _HASH_LOCK = threading.Lock()
 SIDECAR_SUFFIX = ".sha256"
-
-
-def cache_dir() -> Path:
-    """The download cache: ``FSBENCH_CACHE_DIR`` or ``~/.cache/fsbench`` (not created here)."""
-    env = os.environ.get("FSBENCH_CACHE_DIR", "").strip()
-    return Path(env).expanduser() if env else Path("~/.cache/fsbench").expanduser()
-
-
-def data_search_path() -> list[Path]:
-    """Directories searched for data files: ``FSBENCH_DATA_DIR`` entries (colon-separated), then the cache.
-
-    Empty entries are ignored; directories that do not exist are kept (so error messages can list them).
-    """
-    dirs = [
-        Path(p).expanduser() for p in os.environ.get("FSBENCH_DATA_DIR", "").split(os.pathsep) if p.strip()
-    ]
-    dirs.append(cache_dir())
-    out: list[Path] = []
-    for d in dirs:
-        if d not in out:
-            out.append(d)
-    return out
-
-
-def describe_search_path() -> str:
-    """One-line description of the search path for error messages."""
-    env = os.environ.get("FSBENCH_DATA_DIR", "").strip()
-    where = ", ".join(str(d) for d in data_search_path())
-    return f"{where} ({'FSBENCH_DATA_DIR=' + env if env else 'FSBENCH_DATA_DIR unset'})"
 
 
 def sha256_file(path: Path) -> str:
@@ -73,15 +40,6 @@ def sha256_file(path: Path) -> str:
     with _HASH_LOCK:
         _HASH_CACHE[key] = digest
     return digest
-
-
-def locate(relpath: str, dirs: list[Path] | None = None) -> Path | None:
-    """First ``dir / relpath`` that is a file, over the search path (or ``dirs``); None if absent."""
-    for d in data_search_path() if dirs is None else dirs:
-        cand = d / relpath
-        if cand.is_file():
-            return cand
-    return None
 
 
 def sidecar(path: Path) -> Path:
@@ -137,10 +95,3 @@ def check_file(path: Path, expected: str | None, what: str) -> tuple[str, str]:
         f"{what}: sha256 mismatch for {path}: expected {recorded} (recorded on first use in "
         f"{sidecar(path)}), got {actual}",
     )
-
-
-def require_file(path: Path, expected: str | None, what: str) -> None:
-    """Like :func:`check_file` but raise :class:`DatasetError` on a mismatch."""
-    status, message = check_file(path, expected, what)
-    if status != "ok":
-        raise DatasetError(message)
