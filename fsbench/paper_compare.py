@@ -92,8 +92,18 @@ def paper_values_path(paper: str, base: Path | None = None) -> Path:
     -------
     Path
     """
-    base = Path(base) if base is not None else Path(fsbench.__file__).resolve().parents[1] / "configs"
+    base = Path(base) if base is not None else configs_dir()
     return base / paper / PAPER_VALUES
+
+
+def configs_dir() -> Path:
+    """The ``configs/`` directory: ``FSBENCH_CONFIGS_DIR``, else ``./configs`` (a checkout or a copy of
+    it; configs are not installed with the package), else the source checkout's."""
+    env = os.environ.get("FSBENCH_CONFIGS_DIR", "").strip()
+    if env:
+        return Path(env).expanduser()
+    here = Path.cwd() / "configs"
+    return here if here.is_dir() else Path(fsbench.__file__).resolve().parents[1] / "configs"
 
 
 def load_paper_values(paper: str, path: Path | None = None) -> dict[str, Any]:
@@ -130,8 +140,9 @@ def _yaml_load(text: str) -> Any:
 
 
 def _cards_dir() -> Path:
-    env = os.environ.get("FSBENCH_CARDS_DIR", "").strip()
-    return Path(env).expanduser() if env else Path(fsbench.__file__).resolve().parents[1] / "datasets"
+    from fsbench.data.cards import cards_dir
+
+    return cards_dir()
 
 
 _ABBREVIATIONS = {"e.g", "i.e", "cf", "vs", "al", "etc", "approx", "resp", "no", "fig", "eq", "ref", "sec"}

@@ -28,6 +28,8 @@ BASELINE = "all"
 
 
 def find_result_files(paths: list[Path]) -> list[Path]:
+    """Every experiment ``results.csv`` at or under ``paths`` (diagnostics' tables, which have their own
+    columns, are left out)."""
     files: list[Path] = []
     for p in paths:
         p = Path(p)
@@ -37,7 +39,13 @@ def find_result_files(paths: list[Path]) -> list[Path]:
             files.append(p / "results.csv")
         elif p.is_dir():
             files.extend(sorted(p.rglob("results.csv")))
-    return files
+    return [f for f in files if not _is_diagnostic(f)]
+
+
+def _is_diagnostic(path: Path) -> bool:
+    with open(path, encoding="utf-8") as fh:
+        header = fh.readline().strip().split(",")
+    return "diagnostic" in header
 
 
 def summarize(df: pd.DataFrame, by: list[str], value: str = "error") -> pd.DataFrame:

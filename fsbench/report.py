@@ -120,9 +120,45 @@ def experiment_section(res_csv: Path, root: Path) -> tuple[str, pd.DataFrame]:
     return "\n".join(lines), df
 
 
+def _takes_kife(paper: str):
+    def write(results_dir: Path) -> Path:
+        from fsbench.papers.takes_kife import write as write_paper
+
+        return write_paper(paper, results=results_dir, configs=Path("configs") / paper)
+
+    return write
+
+
+def _paul(results_dir: Path) -> Path:
+    from fsbench.papers.paul2015 import report
+
+    return report(results_dir / "clinical_bcr", results_dir)
+
+
+def _ring(results_dir: Path) -> Path:
+    from fsbench.papers.ring2015 import report
+
+    return report(results_dir)
+
+
+#: Papers whose report is written by a module of fsbench.papers (ramona2012 uses the claim DSL).
+PAPER_REPORTS = {
+    "takes2011": _takes_kife("takes2011"),
+    "kife2011": _takes_kife("kife2011"),
+    "paul2015": _paul,
+    "ring2015": _ring,
+}
+
+
 def write_report(results_dir: Path, paper: str | None = None, out: Path | None = None) -> Path:
-    """Write ``REPORT.md`` for every experiment under ``results_dir``; return its path."""
+    """Write ``REPORT.md`` for every experiment under ``results_dir``; return its path.
+
+    ``paper`` ramona2012 compares with the paper through the claim DSL (:mod:`fsbench.paper_compare`);
+    takes2011, kife2011, paul2015 and ring2015 have their own report modules in :mod:`fsbench.papers`.
+    """
     results_dir = Path(results_dir)
+    if paper in PAPER_REPORTS:
+        return PAPER_REPORTS[paper](results_dir)
     files = find_result_files([results_dir])
     if not files:
         raise FileNotFoundError(f"no results.csv under {results_dir}")

@@ -23,70 +23,38 @@ majority, ties to the lower class) for the 10-class prediction. The selectors ar
 (``fisher``, ``arom``, ``sas``, with the experiment kernel of ``tab2_usps``: RBF, median width);
 nothing is selected on test data. Sources: ``usps`` and ``usps_libsvm_test`` as above, and
 ``usps_rest`` (usps.h5, tested on the 6291 other digits of the training file — the text's "the
-rest"). ``--repeats`` draws of the training digits per source.
+rest"), each a dataset entry of the config.
 
-Usage::
-
-    python -m fsbench.experiments.usps_pixel_bound --out results/ramona2012/tab2_pixel_bound \
-        [--kmax 10] [--repeats 5] [--jobs 2]
-
-Outputs ``bound.csv`` (source, k, pixel added, test error), ``per_pair.csv`` (source, selector,
-repeat, S, 10-class error, mean two-class error) and ``REPORT.md``.
+Two diagnostics (``fsbench diagnose``): ``usps_pixel_bound`` (greedy-on-test bound, one task per source
+and draw; ``settings.kmax``; config ``configs/ramona2012/tab2_pixel_bound.yaml``) and
+``per_pair_selection`` (one task per source, draw and selector of the config; ``settings.S``; config
+``configs/ramona2012/tab2_per_pair.yaml``). Each writes ``results.csv`` and ``REPORT.md``.
 """
 
 from __future__ import annotations
 
-import argparse
-import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
 from sklearn.svm import SVC
 
-from fsbench.config import KernelConfig, SelectorConfig
-from fsbench.data import open_dataset
-from fsbench.experiments.common import md_table
-from fsbench.paper_compare import load_paper_values
-from fsbench.protocol import _balanced_take, build_selector, derive_seed, standardize
-
-SOURCES = ("usps", "usps_libsvm_test")
-#: Sources of the per-pair measure: ``usps_rest`` = usps.h5 tested on the rest of its training file.
-PAIR_SOURCES = ("usps", "usps_rest", "usps_libsvm_test")
-PAIR_SELECTORS = ("fisher", "arom", "sas")
-PAIR_S = (5, 10, 30, 50)
+from fsbench.config import Experiment, KernelConfig
+from fsbench.diagnostics.base import Diagnostic
+from fsbench.papers.tables import md_table, paper_cells, read_paper_values
+from fsbench.protocol import build_selector
 
 
-def paper_table2() -> dict[str, dict[int, float]]:
-    """Table II of the paper (error %), ``{method: {S: value}}``, from ``paper_values.yaml``."""
-    tables = load_paper_values("ramona2012")["tables"]
-    cells = next(t for t in tables if t["id"] == "table2")["cells"]
+def paper_table2(exp: Experiment) -> dict[str, dict[int, float]]:
+    """Table II of the paper (error %), ``{method: {S: value}}``, from paper_values.yaml beside the config."""
+    pv = Path(exp.source).resolve().parent / "paper_values.yaml"
+    if not pv.exists():
+        return {}
     out: dict[str, dict[int, float]] = {}
-    for c in cells:
+    for c in paper_cells(read_paper_values(pv), "table2").to_dict("records"):
         out.setdefault(c["method"], {})[int(c["S"])] = float(c["value"])
     return out
-
-
-def training_split(source: str, seed: int = 2012, repeat: int = 0) -> tuple[np.ndarray, ...]:
-    """(X_tr, y_tr, X_te, y_te): 100 digits per class for training, z-scored with their statistics.
-
-    ``usps_rest`` reads ``usps`` and tests on the training file's other digits instead of the
-    official test digits; its seeds are those of ``usps`` (the same training digits).
-    """
-    rest = source == "usps_rest"
-    card = "usps" if rest else source
-    ds = open_dataset(card)
-    X, y = np.asarray(ds.X, dtype=float), np.asarray(ds.y)
-    rng = np.random.default_rng(derive_seed(seed, "pixel_bound", card, 1000, repeat))
-    tr = np.sort(_balanced_take(y, np.arange(y.size), 1000, rng))
-    if ds.X_test is not None and not rest:
-        X_te, y_te = np.asarray(ds.X_test, dtype=float), np.asarray(ds.y_test)
-    else:
-        te = np.setdiff1d(np.arange(y.size), tr)
-        X_te, y_te = X[te], y[te]
-    X_tr, X_te = standardize(X[tr], X_te)
-    return X_tr, y[tr], X_te, y_te
 
 
 def multiclass_error(X_tr, y_tr, X_te, y_te, cols: list[int], C: float = 10.0) -> float:
@@ -111,29 +79,27 @@ def pairwise_error(X_tr, y_tr, X_te, y_te, cols: list[int], C: float = 10.0) -> 
 
 
 def per_pair_selection_errors(
-    X_tr, y_tr, X_te, y_te, selector: str, S_values, seed: int = 0
+    X_tr, y_tr, X_te, y_te, selector, kernel: KernelConfig, S_values, seed: int = 0
 ) -> list[tuple[int, float, float]]:
     """10-class and mean two-class test errors when every pair of classes selects its own pixels.
 
-    For each pair (i, j) the selector ``selector`` (built as in ``tab2_usps``: RBF kernel, median
-    width) is fitted on the training digits of i and j only; for every S the pair's
-    ``SVC(rbf, gamma="scale", C=10)`` is trained on its top-S features. The 10-class prediction is
-    the one-vs-one majority vote (ties to the lower class, as scikit-learn's ``ovo``).
+    For each pair (i, j) the selector (a :class:`fsbench.config.SelectorConfig`, built as in
+    ``tab2_usps`` with the experiment kernel) is fitted on the training digits of i and j only; for every
+    S the pair's ``SVC(rbf, gamma="scale", C=10)`` is trained on its top-S features. The 10-class
+    prediction is the one-vs-one majority vote (ties to the lower class, as scikit-learn's ``ovo``).
 
     Returns
     -------
     list of (S, ten_class_error, mean_pair_error), one per S.
     """
     classes = np.unique(y_tr)
-    sel_cfg = SelectorConfig(label=selector, name=selector)
-    kernel = KernelConfig(name="rbf", gamma="median")
     votes = {S: np.zeros((y_te.size, classes.size)) for S in S_values}
     pair_err: dict[int, list[float]] = {S: [] for S in S_values}
     for a in range(classes.size):
         for b in range(a + 1, classes.size):
             ci, cj = classes[a], classes[b]
             m, mt = np.isin(y_tr, (ci, cj)), np.isin(y_te, (ci, cj))
-            order = np.argsort(build_selector(sel_cfg, kernel, seed).fit(X_tr[m], y_tr[m]).ranking_)
+            order = np.argsort(build_selector(selector, kernel, seed).fit(X_tr[m], y_tr[m]).ranking_)
             for S in S_values:
                 cols = order[:S]
                 pred = SVC(kernel="rbf", gamma="scale", C=10.0).fit(X_tr[m][:, cols], y_tr[m])
@@ -147,36 +113,70 @@ def per_pair_selection_errors(
     ]
 
 
-def _per_pair_task(source: str, selector: str, repeat: int) -> list[dict]:
-    X_tr, y_tr, X_te, y_te = training_split(source, repeat=repeat)
-    rows = per_pair_selection_errors(X_tr, y_tr, X_te, y_te, selector, PAIR_S, seed=repeat)
-    return [
-        {"source": source, "selector": selector, "repeat": repeat, "S": S, "error": e, "pair_error": pe}
-        for S, e, pe in rows
-    ]
+class UspsPixelBound(Diagnostic):
+    """Greedy forward selection of pixels by test error: an optimistic bound on Table II's errors."""
+
+    name = "usps_pixel_bound"
+    columns = ["k", "pixel", "test_error", "pairwise_error"]
+    defaults: dict[str, Any] = {"kmax": 10}
+
+    def run(self, task, data, rng) -> list[dict[str, Any]]:
+        kmax = int({**self.defaults, **task.settings}["kmax"])
+        X_tr, y_tr, X_te, y_te = data.X_tr, data.y_tr, data.X_te, data.y_te
+        chosen: list[int] = []
+        rows = []
+        for k in range(1, kmax + 1):
+            cand = [j for j in range(X_tr.shape[1]) if j not in chosen and X_tr[:, j].std() > 0]
+            errs = [multiclass_error(X_tr, y_tr, X_te, y_te, chosen + [j]) for j in cand]
+            best = int(np.argmin(errs))  # ties: the lowest pixel index
+            chosen.append(cand[best])
+            pair = pairwise_error(X_tr, y_tr, X_te, y_te, chosen)
+            rows.append({"k": k, "pixel": cand[best], "test_error": errs[best], "pairwise_error": pair})
+        return rows
+
+    def render(self, out: Path, exp: Experiment) -> list[Path]:
+        df = pd.read_csv(out / "results.csv")
+        df = df[(df["status"] == "ok") & (df["repeat"] == 0)].rename(columns={"dataset": "source"})
+        if df.empty:
+            return []
+        (out / "REPORT.md").write_text(render(df, paper_table2(exp)))
+        return [out / "REPORT.md"]
 
 
-def greedy_on_test(source: str, kmax: int, jobs: int = 1) -> list[dict]:
-    """Greedy forward selection of pixels by test error (optimistic); one row per k."""
-    X_tr, y_tr, X_te, y_te = training_split(source)
-    chosen: list[int] = []
-    rows = []
-    par = Parallel(n_jobs=jobs)
-    for k in range(1, kmax + 1):
-        cand = [j for j in range(X_tr.shape[1]) if j not in chosen and X_tr[:, j].std() > 0]
-        errs = par(delayed(multiclass_error)(X_tr, y_tr, X_te, y_te, chosen + [j]) for j in cand)
-        best = int(np.argmin(errs))  # ties: the lowest pixel index
-        chosen.append(cand[best])
-        pair = pairwise_error(X_tr, y_tr, X_te, y_te, chosen)
-        rows.append(
-            {"source": source, "k": k, "pixel": cand[best], "test_error": errs[best], "pairwise_error": pair}
+class PerPairSelection(Diagnostic):
+    """Every pair of classes selects its own pixels (a reading of Ramona 2012's "pairwise scheme")."""
+
+    name = "per_pair_selection"
+    per_selector = True
+    columns = ["S", "error", "pair_error"]
+    defaults: dict[str, Any] = {"S": [5, 10, 30, 50]}
+
+    def run(self, task, data, rng) -> list[dict[str, Any]]:
+        S_values = [int(S) for S in {**self.defaults, **task.settings}["S"]]
+        res = per_pair_selection_errors(
+            data.X_tr,
+            data.y_tr,
+            data.X_te,
+            data.y_te,
+            task.selector,
+            task.kernel,
+            S_values,
+            task.selector_seed,
         )
-        print(f"{source} k={k}: pixel {cand[best]}, error {100 * errs[best]:.1f} %", flush=True)
-    return rows
+        return [{"S": S, "error": e, "pair_error": pe} for S, e, pe in res]
+
+    def render(self, out: Path, exp: Experiment) -> list[Path]:
+        df = pd.read_csv(out / "results.csv")
+        df = df[df["status"] == "ok"].rename(columns={"dataset": "source"})
+        if df.empty:
+            return []
+        lines = render_per_pair(df, paper_table2(exp))
+        (out / "REPORT.md").write_text("\n".join(lines) + "\n")
+        return [out / "REPORT.md"]
 
 
-def render(df: pd.DataFrame, seconds: float, pairs: pd.DataFrame | None = None) -> str:
-    paper = paper_table2()
+def render(df: pd.DataFrame, paper: dict[str, dict[int, float]]) -> str:
+    """The greedy bound's REPORT.md."""
     lines = [
         "# How low can the USPS error be with S pixels? (optimistic bound for Table II)",
         "",
@@ -186,7 +186,7 @@ def render(df: pd.DataFrame, seconds: float, pairs: pd.DataFrame | None = None) 
         "pixels, official 2007 test digits; `usps_libsvm_test` = the LibSVM usps.t pixels (the paper's",
         "preprocessing), 1000 of its digits for training and the other 1007 for testing.",
         "",
-        f"Run time {seconds / 60:.1f} min. Test error (%) of the greedy-on-test pixel subsets:",
+        "Test error (%) of the greedy-on-test pixel subsets (first draw of each source):",
         "",
     ]
     ks = sorted(df["k"].unique())
@@ -215,15 +215,12 @@ def render(df: pd.DataFrame, seconds: float, pairs: pd.DataFrame | None = None) 
         for src, g in df.groupby("source", sort=False)
     ]
     lines += [md_table(header, body), ""]
-    if pairs is not None and len(pairs):
-        lines += render_per_pair(pairs)
     return "\n".join(lines) + "\n"
 
 
-def render_per_pair(pairs: pd.DataFrame) -> list[str]:
+def render_per_pair(pairs: pd.DataFrame, table2: dict[str, dict[int, float]]) -> list[str]:
     """Markdown lines: per-pair selection errors (mean ± std over repeats) beside the paper."""
     n_rep = pairs["repeat"].nunique()
-    table2 = paper_table2()
     lines = [
         '## Selection per pair of classes (a reading of the paper\'s "pairwise scheme")',
         "",
@@ -252,27 +249,3 @@ def render_per_pair(pairs: pd.DataFrame) -> list[str]:
     lines += ["Mean two-class test error (%) of the 45 machines on their own pixels:", ""]
     lines += [md_table(header, body_pair), ""]
     return lines
-
-
-def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--out", default="results/ramona2012/tab2_pixel_bound")
-    ap.add_argument("--kmax", type=int, default=10)
-    ap.add_argument("--repeats", type=int, default=5, help="draws of the per-pair measure")
-    ap.add_argument("--jobs", type=int, default=1)
-    a = ap.parse_args(argv)
-    out = Path(a.out)
-    out.mkdir(parents=True, exist_ok=True)
-    t0 = time.perf_counter()
-    rows = [r for src in SOURCES for r in greedy_on_test(src, a.kmax, a.jobs)]
-    df = pd.DataFrame(rows)
-    df.to_csv(out / "bound.csv", index=False)
-    tasks = [(s, sel, r) for s in PAIR_SOURCES for sel in PAIR_SELECTORS for r in range(a.repeats)]
-    res = Parallel(n_jobs=a.jobs)(delayed(_per_pair_task)(*t) for t in tasks)
-    pairs = pd.DataFrame([row for rows_ in res for row in rows_])
-    pairs.to_csv(out / "per_pair.csv", index=False)
-    (out / "REPORT.md").write_text(render(df, time.perf_counter() - t0, pairs))
-
-
-if __name__ == "__main__":
-    main()

@@ -19,7 +19,6 @@ paired t-test of TAKES against every method over the shared splits).
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
@@ -28,7 +27,7 @@ import pandas as pd
 from matplotlib.ticker import NullFormatter, ScalarFormatter
 from scipy import stats
 
-from fsbench.experiments.common import md_table
+from fsbench.papers.tables import md_table
 
 FIG2 = ("TAKES", "KGS+KFFS", "TAKES (weak update)", "KNNC")
 FIG3 = ("TAKES", "FSKGS", "FSKPCA", "KDA", "KNNC")
@@ -253,16 +252,3 @@ def run(result_dir: str | Path, out: str | Path | None = None) -> pd.DataFrame:
     )
     plot(df, grid, out, exp)
     return s
-
-
-def main(argv: list[str] | None = None) -> None:
-    """Command line: ``python -m fsbench.experiments.takes_figures RESULT_DIR [--out DIR]``."""
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("result_dir")
-    ap.add_argument("--out", default=None)
-    a = ap.parse_args(argv)
-    run(a.result_dir, a.out)
-
-
-if __name__ == "__main__":  # pragma: no cover
-    main()

@@ -1,0 +1,194 @@
+r"""Paul, D'Ambrosio & Dupont 2015 (clinical kernel, RFE on mixed-type data): the report.
+
+The experiment is ``configs/paul2015/clinical_bcr.yaml``, run by ``fsbench run`` (the protocol's
+``clinical_svm`` classifier, fraction splits, the card's categorical mask passed to the selectors). This
+module reads its ``results.csv`` and ``rankings.csv`` and writes
+
+* ``summary.csv``: mean/std of the balanced classification rate (BCR = 1 − balanced error) per dataset,
+  selector and k (= S);
+* ``stability.csv``: the Kuncheva (2007) consistency index of the top-k sets, averaged over all pairs of
+  resamples, :math:`KI = (rD - k^2)/(k(D - k))` with r = |A ∩ B| (undefined for k = D);
+* ``plots/bcr_vs_k.png``, ``plots/kuncheva_vs_k.png`` and ``REPORT.md`` (generated tables, then the
+  hand-written ``REPORT_notes.md`` of the results directory).
+"""
+
+from __future__ import annotations
+
+import json
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+
+def kuncheva(sets: list[np.ndarray], k: int, D: int) -> float:
+    """Kuncheva's consistency index averaged over all pairs of k-subsets of D features."""
+    if not 0 < k < D or len(sets) < 2:
+        return float("nan")
+    vals = []
+    for a, b in combinations(sets, 2):
+        r = np.intersect1d(a, b).size
+        vals.append((r * D - k * k) / (k * (D - k)))
+    return float(np.mean(vals))
+
+
+def collect(run_dir: Path) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """(BCR rows, fits: one row per task with its order, splits: one row per dataset × resample)."""
+    res = pd.read_csv(run_dir / "results.csv")
+    res = res[res["status"] == "ok"].copy()
+    res["bcr"] = 1.0 - res["balanced_error"]
+    res["k"] = res["n_features"]
+    ranks = pd.read_csv(run_dir / "rankings.csv", dtype={"order": str}, keep_default_na=False)
+    D = {ds: len(o.split()) for ds, o in zip(ranks["dataset"], ranks["order"]) if o}
+    fits = res.drop_duplicates("task_id")[["task_id", "dataset", "repeat", "selector", "fit_wall_s"]]
+    fits = fits.merge(ranks[["task_id", "order"]], on="task_id", how="left")
+    fits["n_features"] = fits["dataset"].map(D)
+    splits = res.drop_duplicates(["dataset", "repeat"])[["dataset", "repeat", "n_train", "n_test"]].copy()
+    splits["n_features"] = splits["dataset"].map(D)
+    return res, fits, splits
+
+
+def resolve_ks(ks: list[Any], D: int) -> list[int]:
+    """The k grid for D features: values < D, plus D for ``"all"`` (or any k ≥ D)."""
+    out = sorted({int(k) for k in ks if k != "all" and int(k) < D})
+    if "all" in ks or any(k != "all" and int(k) >= D for k in ks):
+        out.append(D)
+    return out
+
+
+def stability(fits: pd.DataFrame, ks: list[Any] | dict[str, list[Any]]) -> pd.DataFrame:
+    """Kuncheva index per dataset × selector × k (k < D) over the resamples (``ks``: one grid, or one
+    per dataset)."""
+    out = []
+    for (ds, sel), g in fits.groupby(["dataset", "selector"], sort=False):
+        # one top-k set per resample (fits has one row per task)
+        D = int(g["n_features"].iloc[0])
+        orders = [np.array(str(o).split(), dtype=int) for o in g["order"]]
+        if sel == "all":
+            continue
+        for k in resolve_ks(ks[ds] if isinstance(ks, dict) else ks, D):
+            if k < D:
+                out.append(
+                    {
+                        "dataset": ds,
+                        "selector": sel,
+                        "k": k,
+                        "kuncheva": kuncheva([o[:k] for o in orders], k, D),
+                        "n_resamples": len(orders),
+                    }
+                )
+    return pd.DataFrame(out)
+
+
+def _plot(df: pd.DataFrame, value: str, ylabel: str, path: Path, ref: pd.DataFrame | None = None) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = list(dict.fromkeys(df["dataset"]))
+    fig, axes = plt.subplots(1, len(names), figsize=(4.2 * len(names), 3.6), squeeze=False)
+    for ax, ds in zip(axes[0], names, strict=True):
+        g = df[df["dataset"] == ds]
+        for sel, h in g.groupby("selector", sort=False):
+            if sel == "all":
+                continue
+            h = h.sort_values("k")
+            ax.plot(h["k"], h["mean"], marker="o", ms=3, label=sel)
+        if ref is not None:
+            r = ref[(ref["dataset"] == ds) & (ref["selector"] == "all")]
+            if len(r):
+                ax.axhline(float(r["mean"].iloc[0]), color="k", ls="--", lw=1, label="all features")
+        ax.set_xscale("log")
+        ax.set_xlabel("k (top features)")
+        ax.set_title(ds)
+        ax.grid(alpha=0.3)
+    axes[0][0].set_ylabel(ylabel)
+    axes[0][-1].legend(fontsize=7, loc="best")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def report(run_dir: Path, out: Path | None = None) -> Path:
+    """Write summary.csv, stability.csv, the plots and REPORT.md (into ``out``, default the run's parent
+    directory ``results/paul2015``) from a finished ``fsbench run`` directory; return the report path."""
+    run_dir = Path(run_dir)
+    out = Path(out) if out is not None else run_dir.parent
+    out.mkdir(parents=True, exist_ok=True)
+    info = json.loads((run_dir / "run.json").read_text())
+    cfg = {"name": info.get("experiment", run_dir.name), "notes": info["effective_config"].get("notes", "")}
+    res, fits, splits = collect(run_dir)
+    if res.empty:
+        raise FileNotFoundError(f"no finished tasks in {run_dir / 'results.csv'}")
+    ks = {ds: sorted(set(g["k"])) for ds, g in res.groupby("dataset")}
+    summ = (
+        res.groupby(["dataset", "selector", "k"], sort=False)["bcr"]
+        .agg(["mean", "std", "count"])
+        .reset_index()
+    )
+    summ.to_csv(out / "summary.csv", index=False)
+    stab = stability(fits, ks)
+    stab.to_csv(out / "stability.csv", index=False)
+    _plot(summ, "mean", "BCR (test)", out / "plots" / "bcr_vs_k.png", ref=summ)
+    _plot(
+        stab.rename(columns={"kuncheva": "mean"}),
+        "mean",
+        "Kuncheva index",
+        out / "plots" / "kuncheva_vs_k.png",
+    )
+    text = render_report(cfg, summ, stab, fits, splits)
+    notes = out / "REPORT_notes.md"  # hand-written discussion, appended verbatim
+    if notes.exists():
+        text += "\n" + notes.read_text()
+    (out / "REPORT.md").write_text(text)
+    return out / "REPORT.md"
+
+
+def _fmt(m: float, sd: float | None = None) -> str:
+    if m != m:  # NaN
+        return "–"
+    return f"{m:.3f}" if sd is None or sd != sd else f"{m:.3f} ± {sd:.3f}"
+
+
+def render_report(
+    cfg: dict[str, Any], summ: pd.DataFrame, stab: pd.DataFrame, fits: pd.DataFrame, splits: pd.DataFrame
+) -> str:
+    """Markdown tables: BCR per k, Kuncheva per k, fit times; the text around them is in the config notes."""
+    lines = [f"# Paul et al. 2015 — {cfg['name']} (generated tables)", ""]
+    if cfg.get("notes"):
+        lines += [str(cfg["notes"]).strip(), ""]
+    for ds, g in summ.groupby("dataset", sort=False):
+        sp = splits[splits["dataset"] == ds]
+        lines += [
+            f"## {ds}: D = {int(sp['n_features'].iloc[0])}, {len(sp)} resamples, n_train = "
+            f"{int(sp['n_train'].iloc[0])}, n_test = {int(sp['n_test'].iloc[0])}",
+            "",
+        ]
+        ks = sorted(g["k"].unique())
+        sels = list(dict.fromkeys(g["selector"]))
+        lines += ["BCR (mean ± sd over resamples)", ""]
+        lines += ["| selector | " + " | ".join(f"k={k}" for k in ks) + " |", "|---" * (len(ks) + 1) + "|"]
+        for sel in sels:
+            h = g[g["selector"] == sel].set_index("k")
+            cells = [_fmt(h.loc[k, "mean"], h.loc[k, "std"]) if k in h.index else "" for k in ks]
+            lines.append(f"| {sel} | " + " | ".join(cells) + " |")
+        st = stab[stab["dataset"] == ds]
+        if len(st):
+            kk = sorted(st["k"].unique())
+            lines += ["", "Kuncheva index of the top-k sets", ""]
+            lines += ["| selector | " + " | ".join(f"k={k}" for k in kk) + " |", "|---" * (len(kk) + 1) + "|"]
+            for sel in dict.fromkeys(st["selector"]):
+                h = st[st["selector"] == sel].set_index("k")
+                lines.append(f"| {sel} | " + " | ".join(_fmt(h.loc[k, "kuncheva"]) for k in kk) + " |")
+        ft = fits[(fits["dataset"] == ds) & (fits["selector"] != "all")]
+        ft = ft.groupby("selector", sort=False)["fit_wall_s"].mean()
+        lines += [
+            "",
+            "Mean fit wall time (s, loaded machine): " + ", ".join(f"{k} {v:.2f}" for k, v in ft.items()),
+        ]
+        lines.append("")
+    return "\n".join(lines) + "\n"
