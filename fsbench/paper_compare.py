@@ -52,6 +52,7 @@ import pandas as pd
 import yaml
 
 import fsbench
+from fsbench.papers.tables import md_table, split_defaults
 from fsbench.stats import BASELINE, CELL, paired_ttests, rank_shares, welch_from_summary
 
 #: File name of a paper's machine-readable values, in ``configs/<paper>/``.
@@ -213,23 +214,6 @@ def _entry_name(entry: Any) -> str:
     if isinstance(entry, dict):
         return str(entry.get("name") or entry.get("label") or entry.get("generator") or "?")
     return str(entry)
-
-
-def split_defaults(text: str) -> list[str]:
-    """The ``[D]``-tagged items of a text: each ``[D]`` starts one, up to the next ``[D]``.
-
-    A tag that closes a sentence (``... D = 6 [D]; a true ...``) stays with the preceding item.
-    """
-    items: list[str] = []
-    for i, part in enumerate(" ".join(str(text).split()).split("[D]")):
-        part = part.strip()
-        if i == 0 or not part:
-            continue
-        if items and part[0] in ";,.:)":
-            items[-1] += f" [D]{part}"
-        else:
-            items.append(f"[D] {part}")
-    return items
 
 
 def config_defaults(text: str) -> list[str]:
@@ -1266,9 +1250,7 @@ def _esc(text: Any) -> str:
 
 
 def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
-    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    out += ["| " + " | ".join(_esc(c) for c in r) + " |" for r in rows]
-    return out
+    return md_table(header, rows, escape=True).splitlines()
 
 
 def _pm(v: float, s: float | None, nd: int = 1) -> str:

@@ -28,12 +28,6 @@ def _pct(x: float) -> str:
     return "–" if x != x else f"{100 * x:.1f}"
 
 
-def _md_table(header: list[str], rows: list[list[str]]) -> str:
-    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    out += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(out) + "\n"
-
-
 def experiment_section(res_csv: Path, root: Path) -> tuple[str, pd.DataFrame]:
     """Markdown for one experiment directory; also returns its results table."""
     d = res_csv.parent
@@ -116,7 +110,7 @@ def experiment_section(res_csv: Path, root: Path) -> tuple[str, pd.DataFrame]:
                             txt += " ≈"
                     row.append(txt)
                 rows.append(row)
-            lines += [title, "", _md_table([key, *sels], rows), ""]
+            lines += [title, "", md_table([key, *sels], rows), ""]
     return "\n".join(lines), df
 
 
@@ -195,7 +189,7 @@ def write_report(results_dir: Path, paper: str | None = None, out: Path | None =
             "(first), the second lowest, or a lower rank; `tied first` counts cells where it is not "
             "significantly worse than the best (paired t-test, 5 %). The all-features baseline is excluded.",
             "",
-            _md_table(["method", "cells", "first", "second", "rest", "tied first"], rows),
+            md_table(["method", "cells", "first", "second", "rest", "tied first"], rows),
             "",
         ]
     out.write_text("\n".join(head + sections) + "\n")

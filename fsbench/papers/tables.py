@@ -19,11 +19,32 @@ def mean_std(values: pd.Series, fmt: str = "{:.3f}") -> str:
     return f"{fmt.format(float(v.mean()))} ± {fmt.format(float(v.std(ddof=1)))}"
 
 
-def md_table(header: list[str], rows: list[list[Any]]) -> str:
-    """A Markdown table (a trailing newline included)."""
+def md_table(header: list[str], rows: list[list[Any]], escape: bool = False) -> str:
+    """A Markdown table (a trailing newline included); ``escape`` protects ``|`` and newlines in cells."""
+
+    def cell(c: Any) -> str:
+        return str(c).replace("|", "\\|").replace("\n", " ") if escape else str(c)
+
     out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    out += ["| " + " | ".join(cell(c) for c in r) + " |" for r in rows]
     return "\n".join(out) + "\n"
+
+
+def split_defaults(text: str) -> list[str]:
+    """The ``[D]``-tagged items of a text: each ``[D]`` starts one, up to the next ``[D]``.
+
+    A tag that closes a sentence (``... D = 6 [D]; a true ...``) stays with the preceding item.
+    """
+    items: list[str] = []
+    for i, part in enumerate(" ".join(str(text).split()).split("[D]")):
+        part = part.strip()
+        if i == 0 or not part:
+            continue
+        if items and part[0] in ";,.:)":
+            items[-1] += f" [D]{part}"
+        else:
+            items.append(f"[D] {part}")
+    return items
 
 
 def read_paper_values(path: str | Path) -> dict[str, Any]:

@@ -20,7 +20,6 @@ takes2011`` (or ``kife2011``).
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +27,7 @@ import pandas as pd
 import yaml
 
 from fsbench.papers import takes_figures, takes_timing
-from fsbench.papers.tables import md_table, mean_std, paper_cells
+from fsbench.papers.tables import md_table, mean_std, paper_cells, split_defaults
 from fsbench.papers.tables import read_paper_values as load_paper_values
 
 #: The main RBF width rule (fsbench's default, fixed in advance); median/4 is a sensitivity setting.
@@ -66,10 +65,7 @@ def _defaults(config_dir: Path) -> list[tuple[str, str]]:
         if f.name == "paper_values.yaml":
             continue
         notes = str((yaml.safe_load(f.read_text()) or {}).get("notes") or "")
-        for part in re.split(r"(?=\[D\])", notes):
-            part = " ".join(part.split())
-            if part.startswith("[D]"):
-                out.append((f.name, part[3:].strip()))
+        out += [(f.name, item[3:].strip()) for item in split_defaults(notes)]
     return out
 
 
