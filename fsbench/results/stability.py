@@ -272,8 +272,21 @@ def plot_error_vs_stability(
         ax.grid(alpha=0.3)
     for ax in list(axes.flat)[len(panels) :]:
         ax.axis("off")
-    axes.flat[0].legend(fontsize=7, loc="best", title="marker size ∝ S; filled = Pareto", title_fontsize=7)
     if title:
         fig.suptitle(title, fontsize=10)
     fig.tight_layout()
+    # one legend for all panels, outside them: inside, it hides points of the first panel
+    handles = {}
+    for ax in axes.flat:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(lab, h)
+    fig.legend(
+        list(handles.values()),
+        list(handles),
+        loc="upper left",
+        bbox_to_anchor=(1.0, 0.98),
+        fontsize=8,
+        title="marker size ∝ S\nfilled = Pareto-optimal at its S",
+        title_fontsize=8,
+    )
     return fig
