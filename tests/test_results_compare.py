@@ -107,6 +107,20 @@ def test_selector_choice_include_all_keep_full_and_per_dataset(tmp_path):
     assert "all" in every.selectors
     # "all" exists only at S = D, and only directory b evaluates the rankers there too
     assert list(every.values.index) == [("b", "ds_b", "linear", 30, D), ("b", "ds_b", "linear", 60, D)]
+    plain = write_result_dir(
+        tmp_path / "plain",
+        experiment="p",
+        dataset="ds",
+        d=D,
+        selectors={"x": random_ranker(D), "y": random_ranker(D)},
+        error=_error,
+        baseline=False,
+    )
+    no_base = build_blocks(load_result_sets([plain]), include_all=True)
+    assert (
+        no_base.selectors == ["x", "y"]
+        and "--include-all: these results have no 'all' baseline" in no_base.notes
+    )
     per = compare_selectors(sets, per_dataset=True)
     assert per.friedman.n_blocks == 4  # (a, 50), (b, 30), (b, 60), (c, 50)
     assert "note:" not in format_comparison(per)

@@ -498,6 +498,8 @@ def build_blocks(
             else:
                 missing = [src for src, p in present.items() if sel not in p]
                 notes.append(f"{sel}: left out, absent from {', '.join(missing)}; --selector to choose")
+    if include_all and BASELINE not in union:
+        notes.append(f"--include-all: these results have no '{BASELINE}' baseline")
     if len(chosen) < 2:
         raise CompareError(f"need at least 2 selectors to compare, got {chosen}")
     d = ok[ok["selector"].isin(chosen)]
