@@ -42,6 +42,7 @@ figure img { max-width: 100%; border: 1px solid #eee; }
 figcaption { font-size: .85em; color: #555; }
 code { background: #f4f4f4; padding: 0 .2em; }
 nav ul { columns: 2; }
+.scroll { overflow-x: auto; }
 """
 
 
@@ -102,7 +103,9 @@ def table_html(df: pd.DataFrame) -> str:
             cls = "" if numeric else ' class="text"'
             cells.append(f"<td{cls}>{html.escape(text)}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    # wide tables (stability: 15 columns) scroll sideways instead of widening the page
+    body = "".join(rows)
+    return f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
 
 
 def _inline(text: str) -> str:
