@@ -296,6 +296,44 @@ def report(
     typer.echo(str(path))
 
 
+@app.command()
+@user_errors
+def compare(
+    results_dirs: Annotated[list[Path], typer.Argument(help="Result directories (or parents of them).")],
+    metric: Annotated[str, typer.Option(help="results.csv column to compare; lower is better.")] = "error",
+    alpha: Annotated[float, typer.Option(min=0.0, max=1.0, help="Family-wise significance level.")] = 0.05,
+    out: Annotated[
+        Path | None, typer.Option(help="Write tables, CD diagrams, stability, ground truth and compare.html.")
+    ] = None,
+    selector: Annotated[
+        list[str] | None,
+        typer.Option(help="Selector label to compare (repeat); default: those present in every directory."),
+    ] = None,
+    include_all: Annotated[
+        bool, typer.Option("--include-all", help="Keep the all-features baseline (it exists only at S = D).")
+    ] = False,
+    keep_full: Annotated[
+        bool, typer.Option("--keep-full", help="Keep blocks at S = D (every ranker trains the same SVM).")
+    ] = False,
+    per_dataset: Annotated[
+        bool, typer.Option("--per-dataset", help="Average over S first: one block per dataset setting.")
+    ] = False,
+) -> None:
+    """Rank selectors across datasets: Friedman / Iman-Davenport, Nemenyi CD, Holm-corrected Wilcoxon."""
+    from fsbench.results.compare import run_compare
+    from fsbench.results.stats_compare import CompareError
+
+    try:
+        text, written = run_compare(
+            results_dirs, metric, alpha, selector, include_all, keep_full, per_dataset, out
+        )
+    except CompareError as exc:
+        _fail(str(exc))
+    typer.echo(text)
+    if written:
+        typer.echo(f"\nwritten to {out}: " + ", ".join(p.name for p in written))
+
+
 # --------------------------------------------------------------------------- datasets
 @datasets_app.command("list")
 @user_errors

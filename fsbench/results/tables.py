@@ -1,0 +1,52 @@
+"""Small table helpers shared by the analyses: Markdown rendering and CSV + Markdown writing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+
+def _cell(v: object, digits: int) -> str:
+    if isinstance(v, (bool, np.bool_)):
+        return "yes" if v else "no"
+    if isinstance(v, (float, np.floating)):
+        if np.isnan(v):
+            return "–"
+        # p-values and stabilities span many magnitudes: significant digits, not fixed decimals
+        return f"{v:.{digits}g}"
+    return str(v).replace("|", "\\|")
+
+
+def to_markdown(df: pd.DataFrame, digits: int = 4) -> str:
+    """A GitHub pipe table of ``df`` (floats with ``digits`` significant digits, NaN as an en dash)."""
+    cols = [str(c) for c in df.columns]
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for row in df.itertuples(index=False):
+        lines.append("| " + " | ".join(_cell(v, digits) for v in row) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def write_table(df: pd.DataFrame, stem: Path, title: str, note: str = "", digits: int = 4) -> list[Path]:
+    """Write ``stem.csv`` (full precision) and ``stem.md`` (title, note, rounded table); return both."""
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    csv_path, md_path = stem.with_suffix(".csv"), stem.with_suffix(".md")
+    df.to_csv(csv_path, index=False)
+    text = f"# {title}\n\n" + (f"{note.strip()}\n\n" if note.strip() else "") + to_markdown(df, digits)
+    md_path.write_text(text, encoding="utf-8")
+    return [csv_path, md_path]
+
+
+def save_figure(fig, stem: Path) -> list[Path]:
+    """Save a matplotlib figure as ``stem.png`` and ``stem.pdf`` and close it."""
+    import matplotlib.pyplot as plt
+
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    out = []
+    for ext in ("png", "pdf"):
+        p = stem.with_suffix(f".{ext}")
+        fig.savefig(p, dpi=120, bbox_inches="tight")
+        out.append(p)
+    plt.close(fig)
+    return out

@@ -1,0 +1,109 @@
+"""Builders of small result directories (results.csv, rankings.csv, run.json) for the analysis tests."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+RESULT_COLUMNS = [
+    "schema_version",
+    "experiment",
+    "dataset",
+    "kernel",
+    "selector",
+    "selector_name",
+    "n_train",
+    "n_test",
+    "repeat",
+    "split_seed",
+    "n_features",
+    "error",
+    "balanced_error",
+    "fit_cpu_s",
+    "status",
+    "message",
+    "git_commit",
+    "task_id",
+]
+
+
+def write_result_dir(
+    path: Path,
+    *,
+    experiment: str,
+    dataset: str,
+    d: int,
+    selectors: dict[str, Callable[[int, int, np.random.Generator], np.ndarray]],
+    error: Callable[[str, int, int, int, np.random.Generator], float],
+    n_train: tuple[int, ...] = (50,),
+    s_values: tuple[int, ...] = (2, 4),
+    repeats: int = 6,
+    kernel: str = "linear",
+    baseline: bool = True,
+    effective_dataset: object | None = None,
+    seed: int = 0,
+) -> Path:
+    """Write a result directory.
+
+    ``selectors[name](n_train, repeat, rng)`` returns the ranking (feature indices best first);
+    ``error(selector, n_train, repeat, S, rng)`` the test error. With ``baseline`` the all-features
+    selector ``all`` gets rows at S = d only and an arbitrary order, as ``fsbench run`` writes them.
+    """
+    rng = np.random.default_rng(seed)
+    path.mkdir(parents=True, exist_ok=True)
+    res_rows, rank_rows = [], []
+    sels = dict(selectors)
+    if baseline:
+        sels = {"all": lambda n, r, g: g.permutation(d), **sels}
+    for n in n_train:
+        for r in range(repeats):
+            for name, ranker in sels.items():
+                task = hashlib.sha1(f"{experiment}{dataset}{name}{n}{r}".encode()).hexdigest()[:16]
+                order = np.asarray(ranker(n, r, rng))
+                rank_rows.append(
+                    [task, experiment, dataset, kernel, name, n, r, " ".join(map(str, order)), ""]
+                )
+                for s in [d] if name == "all" else s_values:
+                    e = error(name, n, r, s, rng)
+                    res_rows.append(
+                        [1, experiment, dataset, kernel, name, name, n, 100, r, 1000 + r, s, e, e, 0.01]
+                        + ["ok", "", "abc123", task]
+                    )
+    with open(path / "results.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(RESULT_COLUMNS)
+        w.writerows(res_rows)
+    with open(path / "rankings.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["task_id", "experiment", "dataset", "kernel", "selector", "n_train", "repeat", "order"])
+        w.writerows([row[:8] for row in rank_rows])
+    run = {
+        "schema_version": 1,
+        "experiment": experiment,
+        "config_hash": hashlib.sha256(experiment.encode()).hexdigest(),
+        "git_commit": "abc123",
+        "commits": ["abc123"],
+        "git_dirty": False,
+        "versions": {"python": "3.11", "fsbench": "0.1.0", "numpy": np.__version__},
+        "started": "2026-01-01T00:00:00+00:00",
+        "finished": "2026-01-01T00:01:00+00:00",
+        "effective_config": {"name": experiment, "dataset": effective_dataset or dataset, "kernel": kernel},
+    }
+    (path / "run.json").write_text(json.dumps(run, indent=1))
+    return path
+
+
+def fixed_ranker(order: list[int], d: int) -> Callable[[int, int, np.random.Generator], np.ndarray]:
+    """Always the same ranking: ``order`` first, the other features after it in index order."""
+    rest = [f for f in range(d) if f not in order]
+    return lambda n, r, rng: np.array(list(order) + rest)
+
+
+def random_ranker(d: int) -> Callable[[int, int, np.random.Generator], np.ndarray]:
+    """A fresh random permutation every repeat."""
+    return lambda n, r, rng: rng.permutation(d)

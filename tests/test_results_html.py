@@ -1,0 +1,116 @@
+"""The HTML report is one self-contained file: sections present, images decodable PNGs, nothing external."""
+
+from __future__ import annotations
+
+import base64
+import io
+from html.parser import HTMLParser
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.image as mpimg  # noqa: E402
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+
+from fsbench.results.html import PNG_MAGIC, Image, Provenance, Section, write_html  # noqa: E402
+
+
+class _Collect(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.h2, self.imgs, self.tags, self.refs = [], [], [], []
+        self._in_h2 = False
+        self.cells = []
+        self._in_cell = False
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        self.tags.append(tag)
+        self._in_h2 = tag == "h2"
+        self._in_cell = tag in ("td", "th")
+        if tag == "img":
+            self.imgs.append(a.get("src", ""))
+        for key in ("src", "href"):
+            if key in a:
+                self.refs.append(a[key])
+
+    def handle_endtag(self, tag):
+        if tag == "h2":
+            self._in_h2 = False
+        if tag in ("td", "th"):
+            self._in_cell = False
+
+    def handle_data(self, data):
+        if self._in_h2:
+            self.h2.append(data)
+        if self._in_cell:
+            self.cells.append(data)
+
+
+def _page(tmp_path):
+    fig, ax = plt.subplots(figsize=(2, 2))
+    ax.plot([0, 1], [1, 0])
+    png = tmp_path / "curve.png"
+    fig.savefig(png)
+    run = {
+        "experiment": "fig3b",
+        "config_hash": "52bc30e8" + "0" * 56,
+        "git_commit": "7f734f79",
+        "commits": ["7f734f79", "ffbb180d"],
+        "git_dirty": False,
+        "versions": {"numpy": "2.4.6", "scipy": "1.17.1"},
+        "started": "2026-11-22T05:50:02+00:00",
+        "finished": "2026-11-22T05:50:15+00:00",
+    }
+    sections = [
+        Section(
+            "Friedman test",
+            [
+                pd.DataFrame(
+                    {"selector": ["sas", "fisher <b>"], "average_rank": [1.5, 2.5], "sig": [True, False]}
+                ),
+                "Blocks: **38**, see `blocks.csv`.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n",
+            ],
+        ),
+        Section("Figures", [Image(png, "from a file"), Image(fig, "from a figure")]),
+        Section("Provenance", [Provenance({"ramona2012/fig3b": run})]),
+    ]
+    return write_html(tmp_path / "out" / "compare.html", sections, title="comparison")
+
+
+def test_html_sections_images_and_provenance(tmp_path):
+    path = _page(tmp_path)
+    text = path.read_text(encoding="utf-8")
+    p = _Collect()
+    p.feed(text)
+    assert [h.strip() for h in p.h2] == ["Friedman test", "Figures", "Provenance"]
+    assert len(p.imgs) == 2
+    for src in p.imgs:
+        assert src.startswith("data:image/png;base64,")
+        raw = base64.b64decode(src.split(",", 1)[1], validate=True)
+        assert raw[:8] == PNG_MAGIC
+        arr = mpimg.imread(io.BytesIO(raw), format="png")
+        assert arr.ndim == 3 and arr.shape[0] > 10
+    # self-contained: no script, no stylesheet link, every reference internal (anchors or data URIs)
+    assert "script" not in p.tags and "link" not in p.tags
+    assert all(r.startswith(("#", "data:image/png;base64,")) for r in p.refs)
+    assert "http://" not in text and "https://" not in text
+    # tables: DataFrame and Markdown pipe table both rendered; text escaped, not interpreted
+    assert "fisher <b>" in p.cells and "<b>" not in text.replace("&lt;b&gt;", "")
+    assert {"1", "2", "a", "b"} <= set(p.cells)
+    assert "52bc30e8" + "0" * 56 in p.cells
+    assert "7f734f79, ffbb180d" in p.cells
+    assert "numpy 2.4.6, scipy 1.17.1" in p.cells
+    assert "<code>blocks.csv</code>" in text and "<strong>38</strong>" in text
+
+
+def test_non_png_and_unknown_items_are_refused(tmp_path):
+    bad = tmp_path / "x.png"
+    bad.write_bytes(b"%PDF-1.4 not a png")
+    with pytest.raises(ValueError, match="not a PNG"):
+        write_html(tmp_path / "a.html", [Section("s", [Image(bad)])])
+    with pytest.raises(TypeError, match="cannot render"):
+        write_html(tmp_path / "b.html", [Section("s", [np.arange(3)])])
