@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from fsbench.papers.tables import md_table
 from fsbench.plots import find_result_files, plot_results
 from fsbench.stats import paired_ttests, rank_shares, summary
 
