@@ -23,7 +23,9 @@ def test_parse_gamma(spec, expected):
     assert parse_gamma(spec) == expected
 
 
-@pytest.mark.parametrize("spec", ["widest", "median/0", "median/-2", "2*median*2", "median/", -1.0, 0.0, True])
+@pytest.mark.parametrize(
+    "spec", ["widest", "median/0", "median/-2", "2*median*2", "median/", -1.0, 0.0, True]
+)
 def test_parse_gamma_refuses(spec):
     with pytest.raises(ValueError):
         parse_gamma(spec)
