@@ -285,10 +285,29 @@ def report(
     ],
     paper: Annotated[str | None, typer.Option(help="Compare with a paper's values, e.g. ramona2012.")] = None,
     out: Annotated[Path | None, typer.Option(help="Report path (default: RESULTS_DIR/REPORT.md).")] = None,
+    allow_incomplete: Annotated[
+        bool,
+        typer.Option(help="Report although a run under RESULTS_DIR has not finished (partial tables)."),
+    ] = False,
 ) -> None:
-    """Write REPORT.md: figures, mean ± std tables with paired t-tests, ranks, and paper vs ours."""
-    from fsbench.report import write_report
+    """Write REPORT.md: figures, mean ± std tables with paired t-tests, ranks, and paper vs ours.
 
+    A run that has not finished all its tasks is refused (exit 2, nothing written), so that an interrupted
+    reproduction never replaces a committed report by a partial one; finish it (run the same command again)
+    or pass --allow-incomplete.
+    """
+    from fsbench.report import write_report
+    from fsbench.runner import unfinished_runs
+
+    if not allow_incomplete:
+        partial = unfinished_runs(results_dir)
+        if partial:
+            d, done, total = partial[0]
+            more = f" (and {len(partial) - 1} more)" if len(partial) > 1 else ""
+            _fail(
+                f"{d}: the run has not finished ({done} of {total} tasks){more}; rerun it to finish, "
+                "or pass --allow-incomplete for a partial report"
+            )
     try:
         path = write_report(results_dir, paper=paper, out=out)
     except FileNotFoundError as exc:

@@ -730,6 +730,26 @@ def run_experiment(
         lock.release()
 
 
+def unfinished_runs(root: Path) -> list[tuple[Path, int, int]]:
+    """Run directories at or under ``root`` whose ``run.json`` says the run has not finished all its tasks:
+    (directory, tasks done, tasks in all). A report built from them would replace complete committed tables
+    and reports by partial ones, so ``fsbench report`` refuses them unless told otherwise."""
+    out = []
+    root = Path(root)
+    for rj in sorted([root / "run.json"] if (root / "run.json").exists() else root.rglob("run.json")):
+        try:
+            info = json.loads(rj.read_text())
+        except (OSError, ValueError):
+            out.append((rj.parent, 0, -1))
+            continue
+        if "config_hash" not in info:  # not an fsbench run (e.g. an old script's provenance file)
+            continue
+        done, total = info.get("n_done"), info.get("n_tasks")
+        if info.get("finished") is None or done is None or total is None or done < total:
+            out.append((rj.parent, int(done or 0), int(total if total is not None else -1)))
+    return out
+
+
 def dry_run(exp: Experiment, out: Path | None, *, jobs: int = 1, sample: int = 1) -> dict[str, Any]:
     """Validate, count tasks (and those already done in ``out``), time a few tasks, estimate the cost.
 
