@@ -289,6 +289,14 @@ def report(
         bool,
         typer.Option(help="Report although a run under RESULTS_DIR has not finished (partial tables)."),
     ] = False,
+    html: Annotated[
+        bool,
+        typer.Option(
+            "--html",
+            help="Also write REPORT.html: one self-contained file (figures embedded) with the "
+            "comparisons across datasets, stability, ground truth and provenance.",
+        ),
+    ] = False,
 ) -> None:
     """Write REPORT.md: figures, mean ± std tables with paired t-tests, ranks, and paper vs ours.
 
@@ -313,6 +321,10 @@ def report(
     except FileNotFoundError as exc:
         _fail(str(exc))
     typer.echo(str(path))
+    if html:
+        from fsbench.results.report_html import write_report_html
+
+        typer.echo(str(write_report_html(path, results_dir)))
 
 
 @app.command()

@@ -158,6 +158,7 @@ def write_report(results_dir: Path, paper: str | None = None, out: Path | None =
     if not files:
         raise FileNotFoundError(f"no results.csv under {results_dir}")
     out = Path(out) if out is not None else results_dir / "REPORT.md"
+    out.parent.mkdir(parents=True, exist_ok=True)
     root = out.parent
     sections, frames = [], []
     for f in files:

@@ -116,7 +116,7 @@ def test_non_editable_install_finds_cards_and_runs(tmp_path: Path) -> None:
     assert info.returncode == 0, info.stderr
     assert f"card:      {installed / '_cards' / 'sonar.yaml'}" in info.stdout
 
-    excluded = ["arom", "r2w2", "rfe", "rfe_linear", "sfs", "sas", "scss", "kfds"]  # keep all + fisher
+    excluded = ["arom", "r2w2", "rfe", "rfe_rbf", "sfs", "sas", "scss", "kfds"]  # keep all + fisher
     res = run(
         sys.executable,
         "-m",

@@ -197,7 +197,10 @@ def plot_ground_truth(share: pd.DataFrame, success: pd.DataFrame, alpha: float =
             ax.errorbar(
                 gs["n_train"],
                 gs["success_rate"],
-                yerr=[gs["success_rate"] - gs["ci_low"], gs["ci_high"] - gs["success_rate"]],
+                # clipped at 0: at a rate of 0 or 1 the Wilson bound equals it up to round-off
+                yerr=np.clip(
+                    [gs["success_rate"] - gs["ci_low"], gs["ci_high"] - gs["success_rate"]], 0.0, None
+                ),
                 marker="o",
                 ms=3,
                 capsize=2,

@@ -248,7 +248,8 @@ def plot_error_vs_stability(
             ax.errorbar(
                 gs["nogueira"],
                 gs[err],
-                xerr=[gs["nogueira"] - gs["ci_low"], gs["ci_high"] - gs["nogueira"]],
+                # clipped at 0: with zero variance the CI collapses and round-off can go negative
+                xerr=np.clip([gs["nogueira"] - gs["ci_low"], gs["ci_high"] - gs["nogueira"]], 0.0, None),
                 fmt="none",
                 ecolor=c,
                 elinewidth=0.6,

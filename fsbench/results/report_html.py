@@ -1,0 +1,131 @@
+"""``fsbench report ... --html``: the paper report as one self-contained HTML file, with the analyses
+across datasets, stability and ground truth of the same result directories.
+
+The page holds, in order: the sections of ``REPORT.md`` (paper vs ours tables, claims, curves — every
+``![caption](path.png)`` is embedded), then
+
+* **Selectors across datasets** — average ranks, Friedman / Iman–Davenport, the Nemenyi critical-difference
+  diagram and Holm-corrected Wilcoxon tests over the (directory, dataset, kernel, n_train, S) blocks where
+  every compared selector has results (:mod:`fsbench.results.compare`); a sentence where that is not
+  possible (e.g. one dataset, or no selector common to all directories);
+* **Stability** — Kuncheva's index and Nogueira et al.'s estimator with its CI at each S, and the
+  error-vs-stability view (:mod:`fsbench.results.stability`);
+* **Ground truth** — where the dataset's relevant features are known (the Weston toys;
+  :mod:`fsbench.results.ground_truth`);
+* **Provenance** — config hash, commit(s), package versions and times of every run (``run.json``).
+
+Diagnostics' tables (their own columns) are not analysed here; their figures enter through REPORT.md.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from fsbench.results.compare import _console_md, compare_selectors
+from fsbench.results.ground_truth import ground_truth_tables, plot_ground_truth
+from fsbench.results.html import Image, Provenance, Section, write_html
+from fsbench.results.loading import ResultSet, load_result_sets
+from fsbench.results.stability import plot_error_vs_stability, stability_table
+from fsbench.results.stats_compare import CompareError, plot_cd_diagram
+
+_IMAGE = re.compile(r"!\[([^\]]*)\]\(([^)]+)\)")
+
+
+def markdown_sections(text: str, base: Path) -> list[Section]:
+    """Sections of a Markdown report split at ``## `` headings; image links become embedded images
+    (PNG files relative to ``base``; a missing file becomes a note)."""
+    sections: list[Section] = []
+    title, chunk = "Summary", []
+    for line in text.splitlines() + ["## <end>"]:
+        if line.startswith("## "):
+            items = _items("\n".join(chunk), base)
+            if items:
+                sections.append(Section(title, items))
+            title, chunk = line[3:].strip(), []
+        elif line.startswith("# "):
+            continue  # the page has its own title
+        else:
+            chunk.append(line)
+    return sections
+
+
+def _items(text: str, base: Path) -> list[Any]:
+    items: list[Any] = []
+    pos = 0
+    for m in _IMAGE.finditer(text):
+        if text[pos : m.start()].strip():
+            items.append(text[pos : m.start()])
+        path = (base / m.group(2)).resolve()
+        if path.suffix.lower() == ".png" and path.is_file():
+            items.append(Image(path, m.group(1)))
+        else:
+            items.append(f"(figure not found: `{m.group(2)}`)")
+        pos = m.end()
+    if text[pos:].strip():
+        items.append(text[pos:])
+    return items
+
+
+def _experiment_sets(results_dir: Path) -> list[ResultSet]:
+    return [s for s in load_result_sets([results_dir]) if "selector_name" in s.results.columns]
+
+
+def analysis_sections(sets: list[ResultSet], alpha: float = 0.05) -> list[Section]:
+    """Across-datasets comparison, stability, ground truth and provenance of ``sets``."""
+    sections = []
+    try:
+        comp = compare_selectors(sets, alpha=alpha)
+        n, k = comp.friedman.n_blocks, comp.friedman.k
+        cd = plot_cd_diagram(
+            comp.friedman.average_ranks,
+            comp.nemenyi_groups,
+            comp.cd,
+            f"error: Nemenyi, alpha = {alpha}, N = {n} blocks, k = {k}",
+        )
+        sections.append(
+            Section(
+                "Selectors across datasets",
+                [
+                    _console_md(comp),
+                    comp.summary,
+                    Image(cd, f"critical-difference diagram (Nemenyi, CD = {comp.cd:.3f})"),
+                    comp.posthoc,
+                ],
+            )
+        )
+    except CompareError as exc:
+        sections.append(Section("Selectors across datasets", [f"Not computed: {exc}"]))
+    stab = stability_table(sets, alpha=alpha)
+    if not stab.empty:
+        items: list[Any] = [
+            "Kuncheva's consistency index and the Nogueira–Sechidis–Brown (2018) estimator with its "
+            f"{100 * (1 - alpha):g} % confidence interval, of the top-S subsets across repeats "
+            "(NaN at S = D)."
+        ]
+        fig = plot_error_vs_stability(stab, "error", alpha)
+        if fig is not None:
+            items.append(Image(fig, "mean error vs stability (filled: Pareto-optimal at their S)"))
+        sections.append(Section("Stability", [*items, stab]))
+    share, success = ground_truth_tables(sets, alpha=alpha)
+    if not success.empty:
+        figs = [
+            Image(f, f"{key[0]}: {key[1]}, {key[2]}") for key, f in plot_ground_truth(share, success, alpha)
+        ]
+        sections.append(Section("Ground truth (synthetic data)", [*figs, success, share]))
+    sections.append(Section("Provenance", [Provenance({s.source: s.run or {} for s in sets})]))
+    return sections
+
+
+def write_report_html(report_md: Path, results_dir: Path, out: Path | None = None) -> Path:
+    """Write ``REPORT.html`` beside ``report_md`` (or at ``out``); return its path."""
+    report_md, results_dir = Path(report_md), Path(results_dir)
+    out = Path(out) if out is not None else report_md.with_suffix(".html")
+    text = report_md.read_text(encoding="utf-8")
+    first = next((ln[2:].strip() for ln in text.splitlines() if ln.startswith("# ")), "fsbench report")
+    sections = markdown_sections(text, report_md.parent)
+    sets = _experiment_sets(results_dir)
+    if sets:
+        sections += analysis_sections(sets)
+    return write_html(out, sections, title=first)
