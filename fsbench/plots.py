@@ -329,16 +329,6 @@ def figure_error_vs_n(
     return fig
 
 
-def plot_error_vs_S(df: pd.DataFrame, title: str, path: Path, bands: bool | None = None) -> list[Path]:
-    """:func:`figure_error_vs_S` saved as PNG and PDF at ``path`` (suffix replaced); the files written."""
-    return _save(figure_error_vs_S(df, title, bands), path)
-
-
-def plot_error_vs_n(df: pd.DataFrame, title: str, path: Path, bands: bool | None = None) -> list[Path]:
-    """:func:`figure_error_vs_n` saved as PNG and PDF at ``path`` (suffix replaced); the files written."""
-    return _save(figure_error_vs_n(df, title, bands), path)
-
-
 def experiment_figures(
     df: pd.DataFrame, bands: bool | None = None, styles: dict[str, dict] | None = None
 ) -> list[tuple[str, Figure]]:
