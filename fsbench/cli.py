@@ -266,11 +266,38 @@ def plot(
     out: Annotated[
         Path | None, typer.Option(help="Where to write figures/tables (default: <dir>/plots).")
     ] = None,
+    selectors: Annotated[
+        str | None,
+        typer.Option(
+            "--selectors",
+            help="Comma-separated selectors to draw and tabulate, each a config label (that label "
+            "only) or else a registry name (every label of it), e.g. --selectors sas,rfe,all; include "
+            "`all` to keep the all-features baseline. Unknown ones are refused. Default: every selector.",
+        ),
+    ] = None,
+    selector: Annotated[
+        list[str] | None,
+        typer.Option("--selector", help="One selector to draw (repeat); adds to --selectors."),
+    ] = None,
+    bands: Annotated[
+        bool | None,
+        typer.Option(
+            "--bands/--no-bands",
+            # the 5 is fsbench.plots.BANDS_MAX (not imported here: matplotlib would load for every command)
+            help="Shade the 95 % confidence interval of each mean. Default: bands only in figures "
+            "with at most 5 selectors (the `all` baseline counts), where they do not hide the lines.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
-    """Error-vs-S curves, error-vs-n_train curves and CPU-time tables (PNG, PDF, Markdown, CSV)."""
-    from fsbench.plots import plot_results
+    """Error-vs-S and error-vs-n_train curves (test error in %), CPU-time tables (PNG, PDF, MD, CSV)."""
+    from fsbench.plots import PlotError, parse_selectors, plot_results
 
-    written = plot_results(results_dirs, out)
+    wanted = parse_selectors([*(selector or []), *([selectors] if selectors else [])])
+    try:
+        written = plot_results(results_dirs, out, selectors=wanted, bands=bands)
+    except PlotError as exc:
+        _fail(str(exc))
     if not written:
         _fail(f"no results.csv found under {', '.join(map(str, results_dirs))}")
     for path in written:

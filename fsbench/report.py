@@ -115,6 +115,32 @@ def experiment_section(res_csv: Path, root: Path) -> tuple[str, pd.DataFrame]:
     return "\n".join(lines), df
 
 
+def method_labels(df: pd.DataFrame, methods: pd.DataFrame) -> dict[str, str]:
+    """Display name of each pooled method: the config label(s) it carries in the experiment tables.
+
+    The ranks table pools rows by :func:`fsbench.paper_compare.method_frame`, which replaces labels by
+    registry names (so that ``Fisher`` in one config and ``fisher`` in another are one method); the other
+    tables of the report name selectors by label. Mapping back keeps the labels everywhere; a method
+    labelled differently in different configs is shown with all its labels, ``fisher / Fisher``.
+
+    Parameters
+    ----------
+    df : DataFrame
+        Result rows, ``selector`` = config label.
+    methods : DataFrame
+        ``method_frame(df)`` (same index).
+
+    Returns
+    -------
+    dict
+        Pooled method (``methods["selector"]``) → label(s) joined by `` / ``, in order of appearance.
+    """
+    pairs = pd.DataFrame(
+        {"method": methods["selector"].astype(str), "label": df.loc[methods.index, "selector"].astype(str)}
+    ).drop_duplicates()
+    return {m: " / ".join(dict.fromkeys(g["label"])) for m, g in pairs.groupby("method", sort=False)}
+
+
 def _takes_kife(paper: str):
     def write(results_dir: Path) -> Path:
         from fsbench.papers.takes_kife import write as write_paper
@@ -178,10 +204,19 @@ def write_report(results_dir: Path, paper: str | None = None, out: Path | None =
         head += [notes.read_text().rstrip(), ""]
     from fsbench.paper_compare import method_frame
 
-    shares = rank_shares(method_frame(all_df))  # one row per method even where configs label it differently
+    methods = method_frame(all_df)
+    shares = rank_shares(methods)  # one row per method even where configs label it differently
     if not shares.empty:
+        labels = method_labels(all_df, methods)
         rows = [
-            [r.selector, str(int(r.cells)), _pct(r.first), _pct(r.second), _pct(r.rest), _pct(r.tied_first)]
+            [
+                labels.get(str(r.selector), str(r.selector)),
+                str(int(r.cells)),
+                _pct(r.first),
+                _pct(r.second),
+                _pct(r.rest),
+                _pct(r.tied_first),
+            ]
             for r in shares.itertuples()
         ]
         head += [
@@ -189,7 +224,9 @@ def write_report(results_dir: Path, paper: str | None = None, out: Path | None =
             "",
             "Share (%) of cells (dataset × kernel × n_train × S) where each method has the lowest mean error "
             "(first), the second lowest, or a lower rank; `tied first` counts cells where it is not "
-            "significantly worse than the best (paired t-test, 5 %). The all-features baseline is excluded.",
+            "significantly worse than the best (paired t-test, 5 %). The all-features baseline is excluded. "
+            "Methods are named by their config labels, as in the tables below; a method labelled differently "
+            "in different experiments is one row with all its labels (`fisher / Fisher`).",
             "",
             md_table(["method", "cells", "first", "second", "rest", "tied first"], rows),
             "",
