@@ -194,7 +194,7 @@ def write_report(results_dir: Path, paper: str | None = None, out: Path | None =
     all_df = pd.concat(frames, ignore_index=True)
     head = [f"# Report: {results_dir.name}", ""]
     if paper is not None:
-        from fsbench.paper_compare import paper_sections
+        from fsbench.papers.render import paper_sections
 
         summary_lines, paper_text = paper_sections(paper, all_df, root)
         head += summary_lines
@@ -202,7 +202,7 @@ def write_report(results_dir: Path, paper: str | None = None, out: Path | None =
     notes = results_dir / NOTES_FILE
     if notes.exists():  # the hand-written discussion (likeliest reasons for differences) follows the summary
         head += [notes.read_text().rstrip(), ""]
-    from fsbench.paper_compare import method_frame
+    from fsbench.papers.cells import method_frame
 
     methods = method_frame(all_df)
     shares = rank_shares(methods)  # one row per method even where configs label it differently

@@ -16,25 +16,11 @@ import pytest
 import yaml
 from scipy import stats
 
-from fsbench.paper_compare import (
-    FAILS,
-    HOLDS,
-    NOT_CHECKABLE,
-    NOT_EVALUABLE,
-    compare_table,
-    config_defaults,
-    evaluate_check,
-    evaluate_claim,
-    judge_with_std,
-    load_paper_values,
-    method_frame,
-    normalise_row,
-    paper_sections,
-    paper_values_path,
-    read_configs,
-    split_defaults,
-    to_paper_unit,
-)
+from fsbench.papers.cells import compare_table, judge_with_std, method_frame, normalise_row, to_paper_unit
+from fsbench.papers.claims import FAILS, HOLDS, NOT_CHECKABLE, NOT_EVALUABLE, evaluate_check, evaluate_claim
+from fsbench.papers.render import paper_sections
+from fsbench.papers.tables import split_defaults
+from fsbench.papers.values import config_defaults, load_paper_values, paper_values_path, read_configs
 from fsbench.protocol import RESULT_COLUMNS
 
 ROOT = Path(__file__).resolve().parents[1]

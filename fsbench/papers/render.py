@@ -1,0 +1,387 @@
+"""Markdown of the paper comparison: the ``--paper`` part of ``fsbench report``.
+
+The top layer of the paper comparison (render → claims → cells → values). :func:`paper_sections`
+reads a paper's values and configs (:mod:`fsbench.papers.values`), compares every printed table
+(:mod:`fsbench.papers.cells`) and evaluates every claim (:mod:`fsbench.papers.claims`), and writes
+
+* one Markdown table per printed table with cells: setting, method, the paper's value (± std), ours
+  in the paper's unit, the difference and a verdict (the agreement rule is that of
+  :func:`fsbench.papers.cells.compare_table`; the table legends restate it briefly);
+* the verdict of every claim (holds / does not hold / not evaluable) with the numbers deciding it;
+* a summary for the top of ``REPORT.md`` (counts, and the substitutions and defaults of the
+  experiments in the results).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from fsbench.papers.cells import (
+    NO_STD_RULES,
+    CellResult,
+    _compare_cpu_table,
+    _compare_error_table,
+    _compare_rank_table,
+    _Ctx,
+    _fmt_p,
+    _setting,
+    method_frame,
+)
+from fsbench.papers.claims import FAILS, HOLDS, NOT_CHECKABLE, NOT_EVALUABLE, evaluate_claim
+from fsbench.papers.tables import md_table
+from fsbench.papers.values import (
+    DEFAULT_REPEATS,
+    card_note,
+    load_paper_values,
+    paper_values_path,
+    read_configs,
+)
+
+_MARK = {HOLDS: "✓", FAILS: "✗", NOT_EVALUABLE: "?", NOT_CHECKABLE: "–"}
+_ROMAN_ORDER = ["table2", "table3", "table4", "table5", "table6", "table7", "table8", "table9"]
+
+
+def _fmt(x: float | None, nd: int = 1) -> str:
+    if x is None or x != x:
+        return "–"
+    return f"{x:.{nd}f}"
+
+
+def _fmt_diff(x: float) -> str:
+    if x != x:
+        return "–"
+    v = round(x, 1)
+    return f"{v if v != 0 else 0.0:+.1f}"
+
+
+def _esc(text: Any) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
+    return md_table(header, rows, escape=True).splitlines()
+
+
+def _pm(v: float, s: float | None, nd: int = 1) -> str:
+    if v != v:
+        return "–"
+    return f"{v:.{nd}f}" if s is None or s != s else f"{v:.{nd}f} ± {s:.{nd}f}"
+
+
+def _cell_ours(c: CellResult) -> str:
+    if c.status in ("external",):
+        return "—"
+    if c.ours != c.ours:
+        return c.verdict
+    return _pm(c.ours, c.ours_std) + (f" (n = {c.n_ours})" if c.n_ours else "")
+
+
+def _error_table_md(table: dict[str, Any], cells: list[CellResult], ctx: _Ctx) -> list[str]:
+    exp = table.get("experiment")
+    unit = "accuracy %" if table["metric"] == "accuracy" else "error %"
+    cfg = ctx.configs.get(exp) if exp else None
+    n_paper = cfg.repeats() if cfg else DEFAULT_REPEATS
+    lines = [
+        f"{unit}; paper: {table.get('statistic', '')}; ours: mean ± std over our repeats (n)"
+        + (f"; Welch's t-test with the paper's n = {n_paper} (config `repeats`)" if n_paper else "")
+        + f". Agrees = within the paper's ± std or not significantly different (5 %); "
+        f"without a paper std: {NO_STD_RULES[table['metric']]}.",
+        "",
+    ]
+    rows = []
+    for c in cells:
+        verdict = c.verdict + (" ⚠ doubtful" if c.doubtful else "")
+        rows.append(
+            [
+                c.setting,
+                c.method,
+                _pm(c.paper, c.paper_std) + (" (ext.)" if c.status == "external" else ""),
+                _cell_ours(c),
+                _fmt_diff(c.diff),
+                _fmt_p(c.p) if c.p == c.p else "–",
+                verdict,
+            ]
+        )
+    lines += _md_table(["setting", "method", "paper", "ours", "diff", "Welch p", "verdict"], rows)
+    return lines
+
+
+def _cpu_table_md(table: dict[str, Any], cells: list[CellResult]) -> list[str]:
+    lines = [
+        "CPU time; the paper normalises to the fastest entry of the whole table. Here both sides are "
+        "re-normalised to the fastest of the paper's methods in the same row; ours = mean selection CPU "
+        f"time (`fit_cpu_s`) over repeats. Without a paper std: {NO_STD_RULES['cpu_time']}.",
+        "",
+    ]
+    rows = []
+    for c in cells:
+        rows.append(
+            [
+                c.setting + (f" ({c.note})" if c.note and "ours:" in c.note else ""),
+                c.method,
+                f"{c.paper:g}",
+                _fmt(c.paper_norm, 1),
+                _cell_ours(c),
+                f"{c.ours_seconds:.3g}" if c.ours_seconds == c.ours_seconds else "–",
+                _fmt_diff(c.diff),
+                f"×{c.ratio:.2g}" if c.ratio == c.ratio else "–",
+                c.verdict + (" ⚠ doubtful" if c.doubtful else ""),
+            ]
+        )
+    lines += _md_table(
+        [
+            "setting",
+            "method",
+            "paper",
+            "paper ÷ row min",
+            "ours ÷ row min",
+            "ours (s)",
+            "diff",
+            "ratio",
+            "verdict",
+        ],
+        rows,
+    )
+    return lines
+
+
+def _rank_table_md(cells: list[CellResult], notes: dict[str, str]) -> list[str]:
+    lines = [
+        "Share (%) of cells where the method ranks first / second / lower, ours from `fsbench.stats."
+        "rank_shares` over the section's experiments present in these results (fsbench's own methods "
+        "only; the paper's §V-C ranks include the external methods). "
+        + "; ".join(notes.values())
+        + f". Without a paper std: {NO_STD_RULES['rank_share']}.",
+        "",
+    ]
+    rows = []
+    for c in cells:
+        ours = "not run" if c.ours != c.ours else f"{c.ours:.1f} (k = {c.n_ours})"
+        rows.append(
+            [
+                c.setting,
+                c.method,
+                f"{c.paper:.1f}",
+                ours,
+                _fmt_diff(c.diff),
+                c.verdict + (" ⚠ doubtful" if c.doubtful else ""),
+            ]
+        )
+    lines += _md_table(["setting", "method", "paper", "ours", "diff", "verdict"], rows)
+    return lines
+
+
+def _paper_only_md(table: dict[str, Any]) -> list[str]:
+    """The paper's values of a table we have no results for, in the printed layout."""
+    cells = table.get("cells", [])
+    methods = list(dict.fromkeys([*(table.get("columns") or []), *(str(c["method"]) for c in cells)]))
+    methods = [m for m in methods if any(str(c.get("method")) == m for c in cells)]
+    ext = {str(c["method"]) for c in cells if c.get("external")}
+    grid: dict[str, dict[str, str]] = {}
+    for c in cells:
+        v = _pm(float(c["value"]), float(c["std"]) if c.get("std") is not None else None)
+        grid.setdefault(_setting(c), {})[str(c["method"])] = v + (" ⚠" if c.get("doubtful") else "")
+    header = ["setting", *(f"{m} (ext.)" if m in ext else m for m in methods)]
+    rows = [[k, *(row.get(m, "") for m in methods)] for k, row in grid.items()]
+    return _md_table(header, rows) + [
+        "",
+        "(ext.) = copied by the paper from another publication; ⚠ = doubtful.",
+    ]
+
+
+def _table_counts(cells: list[CellResult]) -> dict[str, int]:
+    counted = [c for c in cells if c.counted]
+    with_std = [c for c in counted if c.paper_std is not None]
+    return {
+        "compared": len(counted),
+        "agree": sum(c.status == "agree" for c in counted),
+        "differ": sum(c.status == "differ" for c in counted),
+        "within_std": sum(bool(c.within_std) for c in with_std if c.status == "agree"),
+        "not_sig_only": sum(c.status == "agree" and not c.within_std for c in with_std),
+        "no_std_ok": sum(c.status == "agree" for c in counted if c.paper_std is None),
+        "not_run": sum(c.status in ("not run", "failed") for c in cells),
+        "not_available": sum(c.status == "not available" for c in cells),
+        "external": sum(c.status == "external" for c in cells),
+        "doubtful": sum(c.doubtful for c in cells),
+        "other": sum(c.status in ("reference", "untestable") for c in cells),
+    }
+
+
+def _substitutions(ctx: _Ctx) -> list[str]:
+    lines = []
+    for name, cfg in ctx.configs.items():
+        if name not in ctx.experiments:
+            continue
+        items = []
+        for ds in cfg.datasets:
+            note = card_note(ds, ctx.cards_dir)
+            if note:
+                items.append(f"dataset `{ds}`: {note}")
+            elif note is None and not ctx.dataset_available(ds, name):
+                items.append(f"dataset `{ds}`: no dataset card")
+        items += cfg.defaults
+        desc = cfg.data.get("description")
+        lines.append(f"- **{name}** (`{cfg.file.name}`)" + (f" — {desc}" if desc else ""))
+        lines += [f"  - {_esc(i)}" for i in items] or ["  - (none stated)"]
+    return lines or ["- no experiment of the paper is in these results"]
+
+
+def paper_sections(
+    paper: str,
+    all_df: pd.DataFrame,
+    root: Path,
+    values_path: Path | None = None,
+    cards_dir: Path | None = None,
+) -> tuple[list[str], str]:
+    """Paper-vs-ours Markdown for ``fsbench report --paper PAPER``.
+
+    Parameters
+    ----------
+    paper : str
+        Paper id (``configs/<paper>/paper_values.yaml``).
+    all_df : DataFrame
+        The rows of every results.csv found by the report.
+    root : Path
+        Directory of REPORT.md (kept for relative links; unused for now).
+    values_path : Path, optional
+        Explicit paper-values file; the experiment configs are read from its directory.
+    cards_dir : Path, optional
+        Dataset cards directory (default ``FSBENCH_CARDS_DIR`` or ``<repository>/datasets``).
+
+    Returns
+    -------
+    summary_lines : list of str
+        Lines for the top of REPORT.md: counts of cells and claims, the substitutions and defaults.
+    text : str
+        The per-table comparisons and the claims.
+
+    Raises
+    ------
+    FileNotFoundError
+        If the paper-values file does not exist.
+    """
+    path = Path(values_path) if values_path is not None else paper_values_path(paper)
+    values = load_paper_values(paper, path)
+    configs = read_configs(path.parent)
+    df = method_frame(all_df) if len(all_df) else all_df
+    ctx = _Ctx(values, configs, df, cards_dir)
+
+    title = values.get("citation") or values.get("title") or paper
+    body = [f"## Paper vs ours: {paper}", "", f"_{_esc(title)}_", ""]
+    per_table: list[tuple[dict[str, Any], list[CellResult], str]] = []
+    tables = sorted(
+        (t for t in values.get("tables", []) if t.get("cells")),
+        key=lambda t: _ROMAN_ORDER.index(t["id"]) if t["id"] in _ROMAN_ORDER else 99,
+    )
+    for t in tables:
+        metric = t.get("metric")
+        exp = t.get("experiment")
+        head = f"### Table {t.get('number', '?')} — {t.get('caption', '')}" + (f" (`{exp}`)" if exp else "")
+        body += [head, ""]
+        if metric in ("error", "accuracy", "cpu_time"):
+            cells = _compare_cpu_table(t, ctx) if metric == "cpu_time" else _compare_error_table(t, ctx)
+            if exp in ctx.experiments:
+                status = "compared"
+                body += _cpu_table_md(t, cells) if metric == "cpu_time" else _error_table_md(t, cells, ctx)
+            else:
+                status = ctx.missing_reason(exp)
+                body += [
+                    f"**{status[0].upper()}{status[1:]}.** The paper's values ({t.get('unit', '')}):",
+                    "",
+                ]
+                body += _paper_only_md(t)
+        elif metric == "rank_share":
+            cells, notes = _compare_rank_table(t, ctx)
+            present = any(e in ctx.experiments for exps in (t.get("sections") or {}).values() for e in exps)
+            status = "compared" if present else "not run (no experiment of the table's sections)"
+            body += _rank_table_md(cells, notes)
+        else:
+            continue
+        per_table.append((t, cells, status))
+        body.append("")
+
+    # ---- claims
+    figs = {f["id"]: f.get("experiment") for f in values.get("figures", [])}
+    tabs = {t["id"]: t.get("experiment") for t in values.get("tables", [])}
+    claim_rows = []
+    claim_lines: list[str] = []
+    tally = {HOLDS: 0, FAILS: 0, NOT_EVALUABLE: 0, NOT_CHECKABLE: 0}
+    for cl in values.get("claims", []):
+        where = cl.get("figure") or cl.get("table") or ""
+        exp = figs.get(where) or tabs.get(where)
+        status, results = evaluate_claim(cl, df, exp, ctx.missing_reason)
+        tally[status] += 1
+        claim_rows.append([f"{_MARK[status]} {status}", f"`{cl['id']}`", where, cl.get("statement", "")])
+        claim_lines.append(
+            f"- {_MARK[status]} **{cl['id']}** ({where}, §{cl.get('source', '?')}) — **{status}**"
+        )
+        claim_lines.append(f"  - paper: “{_esc(cl.get('quote', ''))}”")
+        for chk, r in zip(cl.get("checks") or [], results):
+            claim_lines.append(f"  - {_MARK[r.status]} `{chk.get('kind')}`: {_esc(r.detail)} → {r.status}")
+        if cl.get("defaults"):
+            claim_lines.append(f"  - _choices: {_esc(' '.join(str(cl['defaults']).split()))}_")
+        if cl.get("paper_consistent") is not None:
+            consistent = str(cl["paper_consistent"]).lower()
+            claim_lines.append(f"  - _paper's own numbers consistent with the statement: {consistent}_")
+    body += [
+        f"### Claims ({len(claim_rows)})",
+        "",
+        "Each claim holds when all its checks hold (the checks and every tolerance or range the paper "
+        "does not state are in `paper_values.yaml`, marked [D]); not evaluable = results missing.",
+        "",
+        *_md_table(["result", "claim", "where", "statement"], claim_rows),
+        "",
+        *claim_lines,
+        "",
+    ]
+
+    # ---- summary
+    tot = {k: 0 for k in _table_counts([])}
+    trows = []
+    for t, cells, status in per_table:
+        k = _table_counts(cells)
+        for key in tot:
+            tot[key] += k[key]
+        trows.append(
+            [
+                t.get("number", t["id"]),
+                f"`{t.get('experiment')}`" if t.get("experiment") else "sections",
+                status,
+                str(k["compared"]),
+                str(k["agree"]),
+                str(k["differ"]),
+                str(k["external"]),
+                str(k["doubtful"]),
+            ]
+        )
+    n_claims = sum(tally.values())
+    summary = [
+        f"## Comparison with the paper {paper} — summary",
+        "",
+        f"- **Table cells: {tot['agree']} of {tot['compared']} comparable cells agree with the paper** "
+        f"({tot['within_std']} within the paper's ± std, {tot['not_sig_only']} more not significantly "
+        f"different by Welch's t-test at 5 %, {tot['no_std_ok']} without a paper std within tolerance); "
+        f"{tot['differ']} differ. Not compared: {tot['not_run']} not run, {tot['not_available']} dataset "
+        f"not available, {tot['external']} external (other papers' numbers, context only), "
+        f"{tot['other']} row references / untestable; {tot['doubtful']} doubtful cell(s) flagged and "
+        "left out of the counts.",
+        f"- **Claims: {tally[HOLDS]} hold, {tally[FAILS]} do not hold, "
+        f"{tally[NOT_EVALUABLE]} not evaluable** (results missing), "
+        f"{tally[NOT_CHECKABLE]} not machine-checkable — {n_claims} in all.",
+        "",
+        *_md_table(
+            ["table", "experiment", "status", "compared", "agree", "differ", "external", "doubtful"], trows
+        ),
+        "",
+        "### Substitutions and defaults (experiments in these results)",
+        "",
+        "Per experiment: the first sentence of each dataset card's notes, then the config's [D] choices "
+        "(defaults where the paper is silent) and its caveats.",
+        "",
+        *_substitutions(ctx),
+        "",
+    ]
+    return summary, "\n".join(body)

@@ -1,0 +1,280 @@
+"""Paper-values files, experiment configs and dataset cards, read as plain YAML.
+
+The bottom layer of the paper comparison of ``fsbench report --paper`` (imports flow render → claims →
+cells → values; this module imports none of the others):
+
+* where a paper's ``configs/<paper>/paper_values.yaml`` lives and how it is read (the file's header
+  documents its format and every check ``kind``): :func:`paper_values_path`, :func:`configs_dir`,
+  :func:`load_paper_values`;
+* what the comparison needs from each experiment config of the paper directory (:class:`ConfigInfo`:
+  datasets, ``repeats``, the ``[D]`` defaults and caveats stated in its comments): :func:`read_configs`,
+  :func:`config_defaults`;
+* the first sentence of a dataset card's notes, for the report's substitutions list: :func:`card_note`.
+
+Configs and cards are read as YAML text, not through :mod:`fsbench.config` (which imports
+:mod:`fsbench.algorithms`), so that the comparison imports no algorithm.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+import fsbench
+from fsbench.papers.tables import split_defaults
+
+#: File name of a paper's machine-readable values, in ``configs/<paper>/``.
+PAPER_VALUES = "paper_values.yaml"
+#: fsbench's default ``protocol.repeats``: the paper's n when no config states it.
+DEFAULT_REPEATS = 30
+
+
+def paper_values_path(paper: str, base: Path | None = None) -> Path:
+    """Path of ``configs/<paper>/paper_values.yaml`` (``base`` = the ``configs`` directory).
+
+    Parameters
+    ----------
+    paper : str
+        Paper id, e.g. ``"ramona2012"``.
+    base : Path, optional
+        Directory holding the paper directories; default ``<repository>/configs``.
+
+    Returns
+    -------
+    Path
+    """
+    base = Path(base) if base is not None else configs_dir()
+    return base / paper / PAPER_VALUES
+
+
+def configs_dir() -> Path:
+    """The ``configs/`` directory: ``FSBENCH_CONFIGS_DIR``, else ``./configs`` (a checkout or a copy of
+    it; configs are not installed with the package), else the source checkout's."""
+    env = os.environ.get("FSBENCH_CONFIGS_DIR", "").strip()
+    if env:
+        return Path(env).expanduser()
+    here = Path.cwd() / "configs"
+    return here if here.is_dir() else Path(fsbench.__file__).resolve().parents[1] / "configs"
+
+
+def load_paper_values(paper: str, path: Path | None = None) -> dict[str, Any]:
+    """Read a paper's values.
+
+    Parameters
+    ----------
+    paper : str
+        Paper id.
+    path : Path, optional
+        Explicit ``paper_values.yaml``; default :func:`paper_values_path`.
+
+    Returns
+    -------
+    dict
+        The parsed YAML.
+
+    Raises
+    ------
+    FileNotFoundError
+        If the file does not exist (the message names the path; the CLI prints it as one line).
+    """
+    path = Path(path) if path is not None else paper_values_path(paper)
+    if not path.is_file():
+        raise FileNotFoundError(f"no paper values for '{paper}': {path} does not exist")
+    data = _yaml_load(path.read_text(encoding="utf-8")) or {}
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: expected a mapping at the top level")
+    return data
+
+
+def _yaml_load(text: str) -> Any:
+    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+
+def _cards_dir() -> Path:
+    from fsbench.data.cards import cards_dir
+
+    return cards_dir()
+
+
+_ABBREVIATIONS = {"e.g", "i.e", "cf", "vs", "al", "etc", "approx", "resp", "no", "fig", "eq", "ref", "sec"}
+
+
+def _first_sentence(text: str, limit: int = 240) -> str:
+    """The first sentence of ``text`` (whitespace collapsed, at most ``limit`` characters)."""
+    text = " ".join(str(text).split())
+    end = len(text)
+    for m in re.finditer(r"[.!?](?=\s)", text):
+        word = re.search(r"([\w.]*)$", text[: m.start()])
+        if word is None or word.group(1).lower() not in _ABBREVIATIONS:
+            end = m.start() + 1
+            break
+    s = text[:end]
+    return s if len(s) <= limit else s[: limit - 1].rstrip() + "…"
+
+
+def _drop_parentheses(text: str) -> str:
+    prev = None
+    while prev != text:
+        prev, text = text, re.sub(r"\s*\([^()]*\)", "", text)
+    return text
+
+
+@dataclass
+class ConfigInfo:
+    """What the comparison needs from one experiment config (read as plain YAML).
+
+    Attributes
+    ----------
+    name : str
+        Experiment name (the ``experiment`` column of results.csv).
+    file : Path
+        The config file.
+    data : dict
+        The parsed YAML.
+    datasets : list of str
+        Dataset names / labels of the entries, in order (duplicates removed).
+    defaults : list of str
+        ``# [D]`` comments, ``[D]`` parts of ``notes`` and capitalised caveat paragraphs
+        (``NOT EXPRESSIBLE:``, ``DATA CAVEAT``, ``DATASET NOT AVAILABLE:``), one line each.
+    unavailable : str
+        The config's ``DATASET NOT AVAILABLE`` paragraph (first sentence), or ``""``.
+    """
+
+    name: str
+    file: Path
+    data: dict[str, Any]
+    datasets: list[str] = field(default_factory=list)
+    defaults: list[str] = field(default_factory=list)
+    unavailable: str = ""
+
+    def repeats(self, dataset: str | None = None) -> int:
+        """``protocol.repeats`` (of the entry of ``dataset`` if it overrides it; fsbench default 30)."""
+        base = (self.data.get("protocol") or {}).get("repeats", DEFAULT_REPEATS)
+        for entry in _entries(self.data.get("dataset")):
+            if isinstance(entry, dict) and _entry_name(entry) == dataset:
+                return int((entry.get("protocol") or {}).get("repeats", base))
+        return int(base)
+
+
+def _entries(ds: Any) -> list[Any]:
+    return ds if isinstance(ds, list) else [ds] if ds is not None else []
+
+
+def _entry_name(entry: Any) -> str:
+    if isinstance(entry, dict):
+        return str(entry.get("name") or entry.get("label") or entry.get("generator") or "?")
+    return str(entry)
+
+
+def config_defaults(text: str) -> list[str]:
+    """Substitutions and defaults stated in a config's comments, one string each.
+
+    Consecutive full-line comments form a paragraph (a bare ``#`` ends it). A paragraph opening
+    with a capitalised tag (``NOT EXPRESSIBLE:``, ``DATA CAVEAT (...)``, ``DATASET NOT
+    AVAILABLE:``) is kept whole; otherwise every ``[D]`` in it starts an item that runs to the next
+    ``[D]`` or the end of the paragraph. An inline ``key: value  # [D] ...`` comment is one item,
+    prefixed with its key.
+
+    Parameters
+    ----------
+    text : str
+        The YAML text.
+
+    Returns
+    -------
+    list of str
+    """
+    tag = re.compile(r"^[A-Z][A-Z ]{3,}[A-Z](?=[:( ])")
+    out: list[str] = []
+    para: list[str] = []
+
+    def flush() -> None:
+        if para:
+            joined = " ".join(para)
+            if tag.match(joined):
+                out.append(joined)
+            else:
+                out.extend(split_defaults(joined))
+            para.clear()
+
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("#"):
+            body = stripped.lstrip("#").strip()
+            if body:
+                para.append(body)
+            else:
+                flush()
+            continue
+        flush()
+        if "#" in line and "[D]" in line.split("#", 1)[1]:
+            key, comment = (p.strip() for p in line.split("#", 1))
+            out.append(f"`{key}` — {comment[comment.index('[D]') :]}")
+    flush()
+    return out
+
+
+def read_configs(config_dir: Path) -> dict[str, ConfigInfo]:
+    """Every experiment config of a paper directory, by experiment name.
+
+    Parameters
+    ----------
+    config_dir : Path
+        ``configs/<paper>``; ``paper_values.yaml`` and unreadable files are skipped.
+
+    Returns
+    -------
+    dict of str to ConfigInfo
+    """
+    out: dict[str, ConfigInfo] = {}
+    for f in sorted(Path(config_dir).glob("*.yaml")):
+        if f.name == PAPER_VALUES:
+            continue
+        try:
+            text = f.read_text(encoding="utf-8")
+            data = _yaml_load(text)
+        except (OSError, yaml.YAMLError):
+            continue
+        if not isinstance(data, dict) or "name" not in data:
+            continue
+        datasets = list(dict.fromkeys(_entry_name(e) for e in _entries(data.get("dataset"))))
+        defaults = config_defaults(text)
+        notes = str(data.get("notes") or "")
+        defaults += split_defaults(notes)
+        unavailable = ""
+        m = re.search(r"DATASET NOT AVAILABLE:\s*(.*)", text)
+        if m:
+            para = [m.group(1)]
+            for ln in text[m.end() :].splitlines()[1:]:
+                s = ln.strip()
+                if not s.startswith("#") or not s.lstrip("#").strip():
+                    break
+                para.append(s.lstrip("#").strip())
+            unavailable = _first_sentence(_drop_parentheses(" ".join(para)), 200).rstrip(".")
+        out[str(data["name"])] = ConfigInfo(str(data["name"]), f, data, datasets, defaults, unavailable)
+    return out
+
+
+@lru_cache(maxsize=256)
+def _card_notes(file: Path, mtime: float) -> str:
+    try:
+        card = _yaml_load(file.read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError):
+        return ""
+    if not isinstance(card, dict):
+        return ""
+    return _first_sentence(card.get("notes") or card.get("description") or "")
+
+
+def card_note(name: str, cards_dir: Path | None = None) -> str | None:
+    """First sentence of a dataset card's ``notes`` (``None`` if there is no card ``name``)."""
+    f = Path(cards_dir if cards_dir is not None else _cards_dir()) / f"{name}.yaml"
+    if not f.is_file():
+        return None
+    return _card_notes(f, f.stat().st_mtime)
