@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fsbench.config import load_experiment
+from fsbench.config import config_kind, load_experiment
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG_DIR = ROOT / "configs" / "ramona2012"
@@ -35,7 +35,7 @@ def experiments() -> dict:
     """Experiment name -> Experiment, for every config of the paper."""
     out = {}
     for f in sorted(CONFIG_DIR.glob("*.yaml")):
-        if f == VALUES:
+        if f == VALUES or config_kind(yaml.safe_load(f.read_text())) != "experiment":
             continue
         exp = load_experiment(f)
         out[exp.name] = exp
