@@ -174,7 +174,7 @@ PAPER_REPORTS = {
 def write_report(results_dir: Path, paper: str | None = None, out: Path | None = None) -> Path:
     """Write ``REPORT.md`` for every experiment under ``results_dir``; return its path.
 
-    ``paper`` ramona2012 compares with the paper through the claim DSL (:mod:`fsbench.paper_compare`);
+    ``paper`` ramona2012 compares with the paper through the claim DSL (:mod:`fsbench.papers.claims`);
     takes2011, kife2011, paul2015 and ring2015 have their own report modules in :mod:`fsbench.papers`.
     """
     results_dir = Path(results_dir)

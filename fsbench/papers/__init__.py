@@ -1,1 +1,2 @@
-"""Paper-specific reporting: our results beside the papers' values, for the papers without the claim DSL."""
+"""Our results beside the papers': paper values, the claim DSL, cell comparison, rendering, and the
+paper-specific report modules (TAKES/KIFE, Paul 2015, Ring 2015)."""
