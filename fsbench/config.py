@@ -592,6 +592,8 @@ class _Validator:
                 )
         clf, C, k_nn, class_weight = self.classifier(merged, where)
         keys = {k: where(k) for k in PROTOCOL_KEYS}
+        if isinstance(merged["classifier"], dict):  # options given inside the classifier mapping
+            keys.update({k: f"{where('classifier')}.{k}" for k in ("C", "k") if k in merged["classifier"]})
         return ProtocolConfig(
             n_train=n_train,
             n_test=n_test,

@@ -420,7 +420,8 @@ def run_task(task: Task) -> TaskResult:
                 stage = f"fitting the selector ({size_param} = {S})"
                 est = clone(selector).set_params(**{size_param: S})
                 cpu, wall = _fit_timed(est, X_sel, y_sel)
-                rows += ranked_rows(est, [S], {"fit_cpu_s": cpu, "fit_wall_s": wall})
+                timing = {"fit_cpu_s": cpu, "fit_wall_s": wall, "params": _json_params(est, provided)}
+                rows += ranked_rows(est, [S], timing)
         else:
             stage = "fitting the selector"
             cpu, wall = _fit_timed(selector, X_sel, y_sel)

@@ -20,6 +20,8 @@ A training draw with a single class (possible for tiny n) is redrawn; the number
 from __future__ import annotations
 
 import hashlib
+import math
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -92,23 +94,27 @@ def _take(y, idx, n, rng, stratify):
 
 
 def train_size(n_train: int | float, n_samples: int) -> int:
-    """Samples of a training set: ``n_train`` itself, or a fraction of ``n_samples`` (rounded half up)."""
+    """Samples of a training set: ``n_train`` itself, or a fraction of ``n_samples`` rounded half up.
+
+    The fraction is taken as the decimal the config wrote (``0.7`` is 7/10, not the binary double just
+    below it), so 0.7 × 345 = 241.5 rounds to 242 as on paper.
+    """
     if isinstance(n_train, float):
-        return int(np.floor(n_train * n_samples + 0.5))
+        exact = Fraction(repr(n_train)) * n_samples
+        return int(math.floor(exact + Fraction(1, 2)))
     return int(n_train)
 
 
 def kfold_parts(y: np.ndarray, folds: int, rng: np.random.Generator) -> np.ndarray:
     """Fold index (0..folds-1) of every sample: a stratified random partition.
 
-    Each class is shuffled and dealt round-robin into the folds, starting at a random fold per class, so
-    fold sizes differ by at most one and class proportions are kept.
+    The samples are shuffled within each class and the classes laid end to end; dealing that sequence
+    round-robin into the folds (from a random first fold) keeps every class's count per fold within one
+    of the others and the fold sizes within one of each other.
     """
+    order = np.concatenate([rng.permutation(np.flatnonzero(y == c)) for c in np.unique(y)])
     part = np.empty(y.size, dtype=int)
-    for c in np.unique(y):
-        members = rng.permutation(np.flatnonzero(y == c))
-        start = int(rng.integers(folds))
-        part[members] = (np.arange(members.size) + start) % folds
+    part[order] = (np.arange(order.size) + int(rng.integers(folds))) % folds
     return part
 
 

@@ -1,0 +1,482 @@
+"""The paper modules of the one pipeline (``fsbench.papers``, ``fsbench.diagnostics``) on tiny inputs.
+
+Replaces the tests of the removed ``fsbench.experiments`` scripts: Paul 2015 (Kuncheva index, k grid,
+clinical-kernel SVM), Ring 2015 (Fig. 1 toy, subset searches, report helpers), Xu 2011 (TAKES Table 2
+reconstruction, timing, Figs. 2–3 and the report), Liu 2011 (KIFE projection), the Ramona Table II pixel
+bound, and the TAKES/KIFE paper values. Everything runs on synthetic data (no dataset mirror needed).
+"""
+
+from __future__ import annotations
+
+from math import comb
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from conftest import REPO
+
+from fsbench.algorithms.branch_bound import BranchAndBound, ExhaustiveWrapper
+from fsbench.classifiers import fit_predict
+from fsbench.config import KernelConfig, SelectorConfig, load_experiment, parse_experiment
+from fsbench.data import open_dataset
+from fsbench.diagnostics.registry import get_diagnostic
+from fsbench.diagnostics.usps_pixel_bound import (
+    multiclass_error,
+    pairwise_error,
+    paper_table2,
+    per_pair_selection_errors,
+    render,
+    render_per_pair,
+)
+from fsbench.papers import paul2015, ring2015, takes_figures, takes_kife, takes_timing
+from fsbench.papers.tables import paper_cells, read_paper_values
+from fsbench.protocol import _metrics
+from fsbench.runner import run_experiment
+
+TAKES_CFG = REPO / "configs" / "takes2011"
+KIFE_CFG = REPO / "configs" / "kife2011"
+RAMONA_CFG = REPO / "configs" / "ramona2012"
+
+
+def _write(path: Path, cfg: dict) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    return path
+
+
+def _run(cfg: dict, path: Path, out: Path, kind: str = "experiment") -> pd.DataFrame:
+    """Run a config dict in-process (one job) into ``out``; return its results.csv."""
+    exp = load_experiment(_write(path, cfg), kind=kind)
+    summary = run_experiment(exp, out)
+    assert summary.n_failed == 0, pd.read_csv(out / "results.csv")["message"].dropna().tolist()
+    return pd.read_csv(out / "results.csv")
+
+
+# ------------------------------------------------------------------------------------------ Paul 2015
+def test_kuncheva_index():
+    D, k = 10, 3
+    same = [np.array([0, 1, 2])] * 3
+    assert paul2015.kuncheva(same, k, D) == pytest.approx(1.0)
+    disjoint = [np.array([0, 1, 2]), np.array([3, 4, 5])]
+    assert paul2015.kuncheva(disjoint, k, D) == pytest.approx((0 * D - k * k) / (k * (D - k)))
+    half = [np.array([0, 1, 2]), np.array([0, 1, 3])]  # r = 2
+    assert paul2015.kuncheva(half, k, D) == pytest.approx((2 * D - k * k) / (k * (D - k)))
+    assert np.isnan(paul2015.kuncheva(same, D, D))  # undefined for k = D
+    assert np.isnan(paul2015.kuncheva(same[:1], k, D))  # one resample: no pair
+
+
+def test_resolve_ks():
+    assert paul2015.resolve_ks([1, 2, 3, 5, 10, 20, "all"], 13) == [1, 2, 3, 5, 10, 13]
+    assert paul2015.resolve_ks([1, 20], 19) == [1, 19]
+    assert paul2015.resolve_ks([1, 2], 19) == [1, 2]
+
+
+def test_stability_per_dataset_grid_skips_all_and_k_equal_D():
+    fits = pd.DataFrame(
+        {
+            "dataset": ["a"] * 4,
+            "selector": ["s", "s", "all", "all"],
+            "order": ["0 1 2 3", "0 2 1 3", "0 1 2 3", "0 1 2 3"],
+            "n_features": [4] * 4,
+        }
+    )
+    st = paul2015.stability(fits, {"a": [1, 2, 4]})
+    assert set(st["selector"]) == {"s"} and list(st["k"]) == [1, 2]
+    assert st.set_index("k").loc[1, "kuncheva"] == pytest.approx(1.0)
+    assert st.set_index("k").loc[2, "kuncheva"] == pytest.approx((1 * 4 - 4) / (2 * 2))
+    assert (st["n_resamples"] == 2).all()
+
+
+def test_bcr_is_one_minus_balanced_error():
+    y = np.array([0, 0, 0, 1])
+    m = _metrics(np.array([0, 0, 0, 0]), y)
+    assert m["error"] == pytest.approx(0.25) and 1 - m["balanced_error"] == pytest.approx(0.5)
+
+
+def test_clinical_svm_classifier_with_missing_values():
+    rng = np.random.default_rng(0)
+    n = 60
+    y = rng.integers(0, 2, n)
+    X = np.column_stack([y + rng.normal(0, 0.3, n), rng.integers(0, 3, n), rng.normal(size=n)])
+    X[::7, 0] = np.nan
+    cat = np.array([False, True, False])
+    proto = SimpleNamespace(classifier="clinical_svm", C=1.0, class_weight="balanced")
+    cols = np.array([0])
+    fitted = fit_predict(X[:40][:, cols], y[:40], X[40:][:, cols], None, proto, categorical=cat[cols])
+    assert fitted.C == 1.0
+    assert 1 - _metrics(fitted.predictions, y[40:])["balanced_error"] >= 0.7
+    noise = fit_predict(X[:40][:, [2]], y[:40], X[40:][:, [2]], None, proto, categorical=cat[[2]])
+    assert _metrics(noise.predictions, y[40:])["balanced_error"] > 0.2  # the noise column does not
+
+
+# ------------------------------------------------------------------------------------------ Ring 2015
+def _ring_sample(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    X, y = open_dataset("ring_fig1").sample(n, np.random.default_rng(seed))
+    return X, (y > 0).astype(int)
+
+
+def test_ring_fig1_generator():
+    X, y = open_dataset("ring_fig1").sample(120, np.random.default_rng(0))
+    assert X.shape == (120, 4) and set(np.unique(y)) == {-1, 1}
+    r = np.hypot(X[:, 0], X[:, 1])
+    assert r[y < 0].max() <= 1.0 < 1.5 <= r[y > 0].min()
+
+
+def test_ring_fig1_criteria_disagree_as_the_paper_says():
+    X, y = _ring_sample(80)
+    rkhs = BranchAndBound(d=2, criterion="bhattacharyya", search="exhaustive", kernel="poly").fit(X, y)
+    assert list(rkhs.subset_) == [0, 1]  # the RKHS criterion finds the non-linearly separable pair
+    assert rkhs.n_evaluations_ == comb(4, 2)
+    gauss = BranchAndBound(d=2, criterion="gaussian_bhattacharyya")
+    J = gauss.criterion_function(X, y)
+    assert J(np.array([2, 3])) > J(np.array([0, 1]))  # the Gaussian one prefers the shifted Gaussians
+
+
+def test_wrapper_and_bnb_on_a_small_problem():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(40, 4))
+    y = np.array([0, 1] * 20)
+    X[:, 1] += (y == 0) * 2.0
+    wrapper = ExhaustiveWrapper(d=2, cv=3).fit(X, y)
+    assert wrapper.n_evaluations_ == comb(4, 2) and 1 in wrapper.subset_
+    assert 0.5 < wrapper.criterion_value_ <= 1.0  # a CV accuracy
+    bnb = BranchAndBound(d=2, criterion="mean_distance").fit(X, y)
+    assert 1 in bnb.subset_ and bnb.n_evaluations_ <= comb(4, 2) + 4
+
+
+def test_ring_report_helpers():
+    fig1 = pd.DataFrame(
+        {
+            "selector": ["a", "a", "b", "b"],
+            "repeat": [0, 1, 0, 1],
+            "subset": ["0 1", "0 1", "2 3", "0 1"],
+            "error": [0.0, 0.1, 0.3, 0.2],
+            "criterion_value": [1.0, 3.0, 2.0, 2.0],
+            "n_evaluations": [6, 6, 4, 5],
+        }
+    )
+    s = ring2015.fig1_summary(fig1).set_index("selector")
+    assert s.loc["a", ["draws", "picks_x1x2", "picks_x3x4"]].tolist() == [2, 2, 0]
+    assert s.loc["b", ["picks_x1x2", "picks_x3x4"]].tolist() == [1, 1]
+    assert s.loc["a", "acc_chosen"] == pytest.approx(0.95) and s.loc["b", "evals"] == pytest.approx(4.5)
+    uci = pd.DataFrame(
+        {
+            "dataset": ["d"] * 6,
+            "selector": ["B&B x", "wrapper", "all"] * 2,
+            "n_features": [2, 2, 5] * 2,
+            "repeat": [0, 0, 0, 1, 1, 1],
+            "error": [0.2, 0.1, 0.3, 0.4, 0.3, 0.3],
+            "fit_wall_s": [1.0, 4.0, 0.0, 4.0, 16.0, 0.0],
+            "n_evaluations": [3, 10, np.nan, 4, 10, np.nan],
+        }
+    )
+    u = ring2015.uci_summary(uci)
+    row = u[(u["selector"] == "wrapper")].iloc[0]
+    assert (row["D"], row["d"], row["n_subsets"], row["splits"]) == (5, 2, comb(5, 2), 2)
+    assert row["accuracy"] == pytest.approx(0.8)
+    ref = u[u["selector"] == "all features"].iloc[0]
+    assert ref["accuracy"] == pytest.approx(0.7) and ref["d"] == 5
+    # geometric mean of the wrapper/B&B wall-time ratios 4 and 4
+    assert ring2015.speedups(uci[uci["selector"] != "all"]) == {"B&B x": pytest.approx(4.0)}
+
+
+def test_ring_speedups_ignore_the_all_features_baseline():
+    uci = pd.DataFrame(
+        {
+            "dataset": ["d"] * 6,
+            "selector": ["B&B x", "wrapper", "all"] * 2,
+            "n_features": [2, 2, 5] * 2,
+            "repeat": [0, 0, 0, 1, 1, 1],
+            "fit_wall_s": [1.0, 4.0, 0.001, 4.0, 16.0, 0.001],
+        }
+    )
+    assert ring2015.speedups(uci) == {"B&B x": pytest.approx(4.0)}
+
+
+# ------------------------------------------------------------------------------------------ USPS pixel bound
+def _blobs(seed=0):
+    rng = np.random.default_rng(seed)
+    y = np.repeat(np.arange(3), 60)
+    X = np.column_stack([4.0 * y + rng.normal(size=y.size), rng.normal(size=y.size)])  # col 0 informative
+    return X[::2], y[::2], X[1::2], y[1::2]
+
+
+def test_errors_separate_informative_from_noise_columns():
+    X_tr, y_tr, X_te, y_te = _blobs()
+    assert multiclass_error(X_tr, y_tr, X_te, y_te, [0]) < 0.05
+    assert multiclass_error(X_tr, y_tr, X_te, y_te, [1]) > 0.4  # chance is 2/3
+    assert pairwise_error(X_tr, y_tr, X_te, y_te, [0]) < 0.05
+    assert pairwise_error(X_tr, y_tr, X_te, y_te, [1]) > 0.3  # chance is 1/2
+
+
+def test_pairwise_error_is_below_the_multiclass_error_on_weak_features():
+    # the hypothesis the diagnostic tests: a mean two-class error is much lower than a 10-class one
+    rng = np.random.default_rng(1)
+    y = np.repeat(np.arange(6), 50)
+    X = (y[:, None] == np.arange(6)) * 1.0 + 0.9 * rng.normal(size=(y.size, 6))
+    X_tr, y_tr, X_te, y_te = X[::2], y[::2], X[1::2], y[1::2]
+    cols = [0, 1, 2]
+    assert pairwise_error(X_tr, y_tr, X_te, y_te, cols) < multiclass_error(X_tr, y_tr, X_te, y_te, cols)
+
+
+def test_render_lists_both_errors_and_the_paper_range():
+    df = pd.DataFrame(
+        [
+            {"source": s, "k": k, "pixel": k, "test_error": 0.5 / k, "pairwise_error": 0.1 / k}
+            for s in ("usps", "usps_libsvm_test")
+            for k in (5, 10)
+        ]
+    )
+    paper = paper_table2(SimpleNamespace(source=str(RAMONA_CFG / "tab2_pixel_bound.yaml")))
+    assert paper["arom"][5] == 8.5 and paper["sas"][5] == 10.6  # Table II as printed (module docstring)
+    text = render(df, paper)
+    assert "| usps | 10.0 | 5.0 |" in text and "| usps | 2.0 | 1.0 |" in text
+    assert "8.5–13.8" in text and "6.3–12.4" in text
+
+
+def test_per_pair_selection_uses_each_pairs_own_features():
+    # class k (k = 0..3) is told apart from the others by feature k only: any two global features leave
+    # classes confused, but each pair's own top-2 features separate it
+    rng = np.random.default_rng(3)
+    y = np.repeat(np.arange(4), 60)
+    X = 4.0 * (y[:, None] == np.arange(4)) + rng.normal(size=(y.size, 4))
+    X = np.column_stack([X, rng.normal(size=(y.size, 4))])  # 4 noise features
+    X_tr, y_tr, X_te, y_te = X[::2], y[::2], X[1::2], y[1::2]
+    sel = SelectorConfig(label="fisher", name="fisher")
+    res = per_pair_selection_errors(X_tr, y_tr, X_te, y_te, sel, KernelConfig("linear"), (1, 2), seed=0)
+    (S1, _, _), (S2, err2, pair2) = res
+    assert (S1, S2) == (1, 2)
+    assert err2 < 0.05 and pair2 < 0.05  # two own features per pair: nearly perfect
+    assert multiclass_error(X_tr, y_tr, X_te, y_te, [0, 1]) > 0.3  # two global features: not
+
+
+def test_render_per_pair_table_with_paper_values():
+    pairs = pd.DataFrame(
+        [
+            {"source": "usps_rest", "selector": "arom", "repeat": r, "S": 5, "error": e, "pair_error": 0.04}
+            for r, e in enumerate((0.10, 0.14))
+        ]
+    )
+    text = "\n".join(render_per_pair(pairs, {"arom": {5: 8.5}}))
+    assert "| usps_rest | arom | 12.0 ± 2.8 [8.5] |" in text
+    assert "| usps_rest | arom | 4.0 |" in text
+    assert "over 2 draws" in text
+
+
+# ------------------------------------------------------------------------------------------ TAKES / KIFE
+#: A tiny split protocol on the Weston nonlinear toy (52 features, 2 classes, synthetic: no mirror needed).
+TINY_SPLIT = {
+    "seed": 3,
+    "dataset": "weston_nonlinear",
+    "kernel": {"name": "rbf", "gamma": "median"},
+    "protocol": {"n_train": 30, "n_test": 20, "repeats": 2},
+}
+
+
+def test_takes_reconstruction_diagnostic_tiny(tmp_path, pinned_commit):
+    cfg = {
+        **TINY_SPLIT,
+        "name": "tiny_table2",
+        "diagnostic": "takes_reconstruction",
+        "settings": {"gammas": ["median/4", 0.05], "paper_values": str(TAKES_CFG / "paper_values.yaml")},
+    }
+    df = _run(cfg, tmp_path / "t2.yaml", tmp_path / "t2", kind="diagnostic")
+    learners = get_diagnostic("takes_reconstruction").defaults["learners"]
+    assert len(df) == 2 * 2 * len(learners) and set(df["learner"]) == set(learners)
+    kgs = df[df["learner"] == "kgs"]
+    assert (kgs["E_train"] < 1e-6).all() and (kgs["dim"] <= 30).all()  # full-rank basis of 30 points
+    kobl = df[df["learner"] == "kobl"]
+    assert (kobl["E_train"] <= kobl["kobl_bound"] + 1e-12).all()  # Theorem 1
+    # span(KGS) contains span(KOBL): KGS reconstructs any point at least as well
+    m = df.pivot_table(index=["repeat", "gamma_rule"], columns="learner", values="E_test")
+    assert (m["kgs"] <= m["kobl"] + 1e-9).all()
+    kda = df[df["learner"] == "kda"]
+    assert (kda["dim_requested"].to_numpy() == kobl["dim"].to_numpy()).all()  # KDA asks for KOBL's Dim
+    assert (kda["dim"].to_numpy() <= kobl["dim"].to_numpy()).all()  # (capped at the centred rank N - 1)
+    # render: the derived outputs, with the paper's cells merged in
+    exp = load_experiment(tmp_path / "t2.yaml", kind="diagnostic")
+    written = get_diagnostic("takes_reconstruction").render(tmp_path / "t2", exp)
+    assert {p.name for p in written} >= {"summary.csv", "table2.md", "table2_E.png"}
+    summ = pd.read_csv(tmp_path / "t2" / "summary.csv")
+    assert {"paper_E", "paper_dim"} <= set(summ.columns) and (summ["repeats"] == 2).all()
+    assert "RBF γ = median/4" in (tmp_path / "t2" / "table2.md").read_text()
+
+
+def test_takes_timing_from_a_tiny_run(tmp_path, pinned_commit):
+    cfg = {
+        **TINY_SPLIT,
+        "name": "tiny_timing",
+        "jobs": 1,
+        "protocol": {"n_train": [20, 40], "n_test": 20, "repeats": 1, "classifier": "knn"},
+        "selectors": [{"name": n, "label": n.upper()} for n in ("kobl", "kgs", "takes")],
+    }
+    _run(cfg, tmp_path / "tt.yaml", tmp_path / "tt")
+    df = takes_timing.load_timing(tmp_path / "tt")
+    assert set(df["learner"]) == {"kobl", "kgs", "takes"} and len(df) == 6  # one row per task
+    assert (df["fit_cpu_s"] >= 0).all() and (df["basis_dim"] >= 1).all()
+    kgs = df[df["learner"] == "kgs"].set_index("n_train")["basis_dim"]
+    assert kgs.to_dict() == {20: 20, 40: 40}  # KGS: one basis vector per training point
+    med, md = takes_timing.table(df, 10)
+    assert len(med) == 6 and "slope (N ≥ 10)" in md and "| KGS | O(N³) |" in md
+    written = takes_timing.plot(df, tmp_path / "tt" / "timing")
+    assert all(p.exists() for p in written) and {p.suffix for p in written} == {".png", ".pdf"}
+
+
+def test_takes_timing_slopes_are_the_log_log_exponents():
+    n = np.array([100, 200, 400, 800])
+    df = pd.DataFrame(
+        {
+            "learner": ["kobl"] * 4 + ["kgs"] * 4,
+            "n_train": np.concatenate([n, n]),
+            "fit_cpu_s": np.concatenate([1e-6 * n**2, 1e-9 * n**3]),
+        }
+    )
+    sl = takes_timing.slopes(df, 200).set_index("learner")
+    assert sl.loc["kobl", "slope"] == pytest.approx(2.0) and sl.loc["kgs", "slope"] == pytest.approx(3.0)
+    assert (sl["n_points"] == 3).all()  # N >= 200 only
+
+
+def test_kife_projection_diagnostic_tiny(tmp_path, pinned_commit):
+    cfg = {
+        **TINY_SPLIT,
+        "name": "tiny_projection",
+        "diagnostic": "kife_projection",
+        "protocol": {**TINY_SPLIT["protocol"], "repeats": 1},
+        "settings": {"class_names": ["minus", "plus"]},
+        "selectors": [
+            {"name": "gda", "label": "GDA"},
+            {"name": "mmi", "label": "MMI", "params": {"n_components": 2, "max_iter": 2}},
+            {
+                "name": "kife",
+                "label": "KIFE",
+                "params": {"n_components": 2, "max_iter": 2, "validation_fraction": None},
+            },
+        ],
+    }
+    df = _run(cfg, tmp_path / "kp.yaml", tmp_path / "kp", kind="diagnostic")
+    assert list(dict.fromkeys(df["selector"])) == ["GDA", "MMI", "KIFE"]
+    assert len(df) == 3 * (30 + 20)  # every training and test point of the split, per method
+    assert df.groupby("selector")["set"].value_counts().unstack().eq([20, 30]).all().all()
+    exp = load_experiment(tmp_path / "kp.yaml", kind="diagnostic")
+    get_diagnostic("kife_projection").render(tmp_path / "kp", exp)
+    acc = pd.read_csv(tmp_path / "kp" / "accuracy.csv")
+    assert list(acc["method"]) == ["GDA", "MMI", "KIFE"] and acc["accuracy_2d"].between(0, 1).all()
+    for f in ("projection.png", "projection.pdf", "projection_kife.png", "projection_gda.png"):
+        assert (tmp_path / "kp" / f).exists(), f
+
+
+def test_takes_figures_and_report_from_tiny_runs(tmp_path, pinned_commit):
+    g = "median/4"
+    results = tmp_path / "results"
+    fig = {
+        **TINY_SPLIT,
+        "name": "tiny_fig23",
+        "selectors": [
+            {"name": "all", "label": "KNNC"},
+            {"name": "takes", "label": "TAKES", "params": {"gamma": g}},
+            {"name": "kgs_kffs", "label": "KGS+KFFS", "params": {"gamma": g}},
+            {"name": "fskgs", "label": "FSKGS", "params": {"gamma": g}},
+            {"name": "kda", "label": "KDA", "params": {"gamma": g, "complete": True}},
+        ],
+        "protocol": {**TINY_SPLIT["protocol"], "classifier": "knn", "n_features": [1, 2, 5, 10]},
+    }
+    _run(fig, tmp_path / "fig.yaml", results / "fig23_gamma_quarter")
+    s = takes_figures.run(results / "fig23_gamma_quarter")
+    assert set(s["method"]) == {"KNNC", "TAKES", "KGS+KFFS", "FSKGS", "KDA"}
+    knnc = s[s["method"] == "KNNC"].iloc[0]
+    assert knnc["dim_min"] == 52 and np.isnan(knnc["acc_best_mean"])  # all 52 inputs, no curve
+    assert s[s["method"] == "TAKES"]["p_paired_vs_takes"].isna().all()
+    for f in ("fig2.png", "fig3.png", "summary.csv", "summary.md"):
+        assert (results / "fig23_gamma_quarter" / "figures" / f).exists()
+    t2 = {**TINY_SPLIT, "name": "tiny_table2", "diagnostic": "takes_reconstruction"}
+    _run(t2, tmp_path / "t2.yaml", results / "table2_reconstruction", kind="diagnostic")
+
+    path = takes_kife.write("takes2011", results=results, configs=TAKES_CFG)
+    text = path.read_text()
+    assert path == results / "REPORT.md"
+    assert "## Table 2 — reconstruction cost E(M) and Dim" in text and "Claims of §4.1" in text
+    assert (results / "table2_reconstruction" / "summary.csv").exists()  # rendered by the report
+    assert "Figs. 2–3" in text and "Fig. 3 'Compared with KNNC" in text
+    defaults = text.split("## Choices where the paper is silent")[1]
+    assert "median/4" in defaults and "table2_reconstruction.yaml" in defaults
+
+
+def test_kife_report_with_a_projection_run(tmp_path, pinned_commit):
+    results = tmp_path / "results"
+    cfg = {
+        **TINY_SPLIT,
+        "name": "tiny_projection",
+        "diagnostic": "kife_projection",
+        "protocol": {**TINY_SPLIT["protocol"], "repeats": 1},
+        "selectors": [{"name": "gda", "label": "GDA"}],
+    }
+    _run(cfg, tmp_path / "kp.yaml", results / "fig2_projection", kind="diagnostic")
+    text = takes_kife.write("kife2011", results=results, configs=KIFE_CFG).read_text()
+    assert "## Table II — 1-NN test accuracy" in text and "not available" in text  # no tab2_* runs here
+    assert "## Fig. 2 — 2-D projections" in text and "| GDA |" in text
+    assert (results / "fig2_projection" / "accuracy.csv").exists()
+
+
+# ------------------------------------------------------------------------------------------ paper values
+def test_takes_and_kife_paper_values_layout():
+    tpv = read_paper_values(TAKES_CFG / "paper_values.yaml")
+    t2 = paper_cells(tpv, "table2")
+    assert len(t2) == 24 and set(t2["method"]) == {"kobl", "kgs", "kpca", "kda"}
+    sizes = {d["card"]: d["n_train"] for d in tpv["datasets"]}
+    for _, c in t2[t2["method"].isin(["kgs", "kpca"])].iterrows():
+        assert c["dim"] == sizes[c["dataset"]]  # KGS/KPCA Dim = training size (§4.1)
+    kobl = t2[t2["method"] == "kobl"].set_index("dataset")
+    kda = t2[t2["method"] == "kda"].set_index("dataset")
+    assert (kobl["dim"] == kda["dim"]).all()  # KDA has KOBL's Dim
+    assert (kobl["value"] <= kobl["dim"] / pd.Series(sizes)).all()  # Theorem 1 with f(t) = t, r11 = 1
+    kpv = read_paper_values(KIFE_CFG / "paper_values.yaml")
+    for tid in ("table2_accuracy", "table2_time"):
+        cells = paper_cells(kpv, tid)
+        assert len(cells) == 12 and set(cells["method"]) == {"gda", "mmi", "kife"}
+    with pytest.raises(KeyError):
+        paper_cells(kpv, "no_such_table")
+
+
+def test_paper_values_training_sizes_match_the_takes_configs():
+    tpv = read_paper_values(TAKES_CFG / "paper_values.yaml")
+    sizes = {d["card"]: d["n_train"] for d in tpv["datasets"]}
+    for stem, kind in [
+        ("table2_reconstruction", "diagnostic"),
+        ("fig23_gamma_median", "experiment"),
+        ("fig23_gamma_quarter", "experiment"),
+    ]:
+        exp = load_experiment(TAKES_CFG / f"{stem}.yaml", kind=kind)
+        assert {e.label: e.protocol.n_train for e in exp.datasets} == {k: (v,) for k, v in sizes.items()}
+
+
+def test_kife_table1_cards_have_a_tab2_config():
+    kpv = read_paper_values(KIFE_CFG / "paper_values.yaml")
+    cards = [
+        r["card"] for r in next(t for t in kpv["tables"] if t["id"] == "table1")["rows"] if r.get("card")
+    ]
+    assert cards
+    for card in cards:  # the report reads results/kife2011/tab2_<card>
+        exp = load_experiment(KIFE_CFG / f"tab2_{card}.yaml")
+        assert [e.label for e in exp.datasets] == [card]
+
+
+def test_diagnostic_config_parses_with_its_settings():
+    exp = parse_experiment({**TINY_SPLIT, "name": "x", "diagnostic": "usps_pixel_bound"}, kind="diagnostic")
+    assert exp.diagnostic == "usps_pixel_bound" and exp.selectors == () and exp.settings == {}
+    get_diagnostic("usps_pixel_bound").check(exp)
+
+
+def test_takes_report_with_a_subset_of_learners(tmp_path, pinned_commit):
+    results = tmp_path / "results"
+    t2 = {
+        **TINY_SPLIT,
+        "name": "tiny_table2",
+        "diagnostic": "takes_reconstruction",
+        "settings": {"gammas": ["median"], "learners": ["kobl", "kgs"]},
+    }
+    _run(t2, tmp_path / "t2.yaml", results / "table2_reconstruction", kind="diagnostic")
+    text = takes_kife.write("takes2011", results=results, configs=TAKES_CFG).read_text()
+    assert "## Table 2 — reconstruction cost E(M) and Dim" in text
