@@ -102,13 +102,28 @@ def run(
         typer.Option(min=1, help="Keep at most this many evenly spaced values of every n_train / S grid."),
     ] = None,
     exclude_selector: Annotated[
-        list[str] | None, typer.Option(help="Leave out a selector (name or label; ignored where absent).")
+        list[str] | None,
+        typer.Option(
+            help="Leave out a selector (name or label; ignored where absent): not run, not in the tables; "
+            "the same output directory can be resumed with or without it."
+        ),
     ] = None,
     backend: Annotated[
-        str, typer.Option(help="loky (local processes), dask (--scheduler) or dask-local.")
+        str,
+        typer.Option(
+            help="loky (local worker processes, also for --jobs 1), dask (--scheduler) or dask-local."
+        ),
     ] = "loky",
-    scheduler: Annotated[str | None, typer.Option(help="dask scheduler address, tcp://HOST:PORT.")] = None,
-    workers: Annotated[int | None, typer.Option(min=1, help="Workers of --backend dask-local.")] = None,
+    scheduler: Annotated[
+        str | None,
+        typer.Option(
+            help="dask scheduler address tcp://HOST:PORT (--backend dask only); refused if it does not "
+            "answer within 5 s."
+        ),
+    ] = None,
+    workers: Annotated[
+        int | None, typer.Option(min=1, help="Worker processes of --backend dask-local (default 2).")
+    ] = None,
     fresh: Annotated[
         bool,
         typer.Option(
@@ -126,9 +141,10 @@ def run(
 ) -> None:
     """Run experiment config(s); finished tasks are saved at once and skipped when run again."""
     from fsbench.config import load_experiment
+    from fsbench.runner import check_backend_options, check_output, run_experiment, validate
     from fsbench.runner import dry_run as do_dry_run
-    from fsbench.runner import run_experiment, validate
 
+    check_backend_options(backend, scheduler, workers)  # before anything is read or created
     exps = [
         load_experiment(
             c, {"repeats": repeats, "seed": seed, "exclude_selectors": exclude_selector, "coarse": coarse}
@@ -140,11 +156,17 @@ def run(
         _fail(
             f"several configs share the experiment name(s) {sorted({n for n in names if names.count(n) > 1})}"
         )
-    for exp in exps:  # every config is checked before the first one starts
+    targets = {
+        exp.name: (out if len(exps) == 1 else out / exp.name) if out else Path("results") / exp.name
+        for exp in exps
+    }
+    for exp in exps:  # every config and output directory is checked before the first one starts
         validate(exp)
-    failed_total = 0
+        if not dry_run:
+            check_output(targets[exp.name])
+    failures = []
     for exp in exps:
-        target = (out if len(exps) == 1 else out / exp.name) if out else Path("results") / exp.name
+        target = targets[exp.name]
         if dry_run:
             est = do_dry_run(exp, target, jobs=jobs)
             typer.echo(f"{exp.name}: {est['n_tasks']} tasks ({est['n_done']} already done in {target})")
@@ -171,14 +193,26 @@ def run(
                 retry_failed=retry_failed,
                 progress=cb,
             )
-        failed_total += summary.n_failed
+        if summary.n_failed:
+            failures.append(summary)
+        excluded = f" (excluded: {', '.join(summary.excluded)})" if summary.excluded else ""
         typer.echo(
             f"{exp.name}: {summary.n_tasks} tasks ({summary.n_skipped} resumed, {summary.n_run} run, "
-            f"{summary.n_failed} failed) in {summary.seconds:.1f} s -> {summary.out}/results.csv"
+            f"{summary.n_failed} failed) in {summary.seconds:.1f} s -> {summary.out}/results.csv{excluded}"
         )
-    if failed_total:
-        typer.echo(f"{failed_total} task(s) failed; see the status/message columns of results.csv", err=True)
+    for summary in failures:
+        typer.echo(_failure_line(summary), err=True)
+    if failures:
         raise typer.Exit(1)
+
+
+def _failure_line(summary) -> str:
+    """One line: how many tasks failed, where their tracebacks are, and the first failure."""
+    line = f"{summary.n_failed} task(s) failed; tracebacks in {summary.out}/tasks/<task_id>.json"
+    if summary.first_failure is not None:
+        path, message = summary.first_failure
+        line += f"; first: {path.name}: {message}"
+    return line
 
 
 @app.command()
@@ -220,7 +254,7 @@ def diagnose(
     for path in get_diagnostic(exp.diagnostic).render(Path(target), exp):
         typer.echo(str(path))
     if summary.n_failed:
-        typer.echo(f"{summary.n_failed} task(s) failed; see the status/message columns", err=True)
+        typer.echo(_failure_line(summary), err=True)
         raise typer.Exit(1)
 
 

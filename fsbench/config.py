@@ -16,7 +16,7 @@ import copy
 import hashlib
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from numbers import Integral, Real
 from pathlib import Path
 from typing import Any
@@ -49,11 +49,13 @@ TOP_KEYS = {
     "kernel",
     "protocol",
     "jobs",
+    "plugins",
 }
 #: A diagnostic config (``fsbench diagnose``) has the same keys, ``diagnostic`` and its ``settings``;
 #: ``selectors`` is optional there.
 DIAGNOSTIC_KEYS = TOP_KEYS | {"diagnostic", "settings"}
-#: Keys that do not enter the config hash (they cannot change a result).
+#: Keys that do not enter the config hash (they cannot change a result). ``plugins`` (directories put on
+#: ``sys.path`` for the user's selector classes) is hashed: another directory may hold other code.
 UNHASHED_KEYS = {"jobs"}
 PROTOCOL_KEYS = {
     "n_train",
@@ -180,10 +182,24 @@ class Experiment:
     #: the diagnostic's name for a ``fsbench diagnose`` config, None for an experiment
     diagnostic: str | None = None
     settings: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+    #: absolute paths of the config's ``plugins`` directories (prepended to ``sys.path`` in the parent
+    #: and in every worker, so ``package.module:Class`` selectors import from them)
+    plugins: tuple[str, ...] = ()
+    #: labels of the selectors left out by ``--exclude-selector``: not run, not tabulated; the config
+    #: hash is that of the whole config, so an excluded run is a subset of the same experiment
+    excluded: tuple[str, ...] = ()
+    #: hash of the config with the excluded selectors removed, as fsbench hashed a run with
+    #: ``--exclude-selector`` before exclusions were recorded apart (such a ``run.json`` holds this
+    #: one, and is still resumed); None without exclusions
+    legacy_hash: str | None = field(default=None, compare=False)
 
     @property
     def config_hash(self) -> str:
         return config_hash(self.effective)
+
+    def accepts_hash(self, recorded: str | None) -> bool:
+        """Whether a ``run.json``'s config hash is this experiment's (or its pre-exclusion-rule form)."""
+        return recorded is not None and recorded in {self.config_hash, self.legacy_hash}
 
 
 def config_hash(effective: dict[str, Any]) -> str:
@@ -249,8 +265,12 @@ def load_experiment(
 
     ``overrides`` keys: ``repeats``, ``seed``, ``exclude_selectors`` (names or labels) and ``coarse``
     (keep at most that many evenly spaced values, first and last included, of every ``n_train`` and
-    ``n_features`` list) from the command line; they are applied to the raw mapping before validation
-    so that ``run.json`` and the config hash see the effective config.
+    ``n_features`` list) from the command line. ``repeats``, ``seed`` and ``coarse`` are applied to the
+    raw mapping before validation so that ``run.json`` and the config hash see the effective config.
+    ``exclude_selectors`` is not: the excluded selectors stay in the effective config and its hash
+    (a run without some selectors is a subset of the same experiment, so its output directory can be
+    resumed with or without them) and are listed in :attr:`Experiment.excluded`; names absent from
+    the config are ignored, so one list serves several configs.
     """
     path = Path(path)
     raw = read_config(path)
@@ -289,18 +309,34 @@ def load_experiment(
                     if isinstance(proto.get(grid), list):
                         proto[grid] = thin_grid(proto[grid], value)
         elif key == "exclude_selectors":
-            sels = raw.get("selectors")
-            if not value or not isinstance(sels, list):
-                continue
-
-            def names(sel: Any) -> set:
-                return {sel} if isinstance(sel, str) else {sel.get("label"), sel.get("name")}
-
-            # names absent from this config are ignored, so one list serves several configs
-            raw["selectors"] = [x for x in sels if not (isinstance(x, (str, dict)) and names(x) & set(value))]
+            continue  # applied after validation, below
         else:  # pragma: no cover - programming error
             raise KeyError(key)
-    return parse_experiment(raw, path, kind=kind)
+    exp = parse_experiment(raw, path, kind=kind)
+    exclude = set((overrides or {}).get("exclude_selectors") or ())
+    if not exclude or not exp.selectors:
+        return exp
+    kept = tuple(s for s in exp.selectors if not {s.label, s.name} & exclude)
+    if not kept:
+        left_out = " ".join(sorted(exclude))
+        raise ConfigError(path, "selectors", f"--exclude-selector {left_out} leaves no selector")
+    if len(kept) == len(exp.selectors):
+        return exp
+    legacy = copy.deepcopy(exp.effective)
+    legacy["selectors"] = [
+        x for x in legacy["selectors"] if not _selector_names(x) & exclude
+    ]  # the effective config as fsbench hashed an excluded run before exclusions were recorded apart
+    return replace(
+        exp,
+        selectors=kept,
+        excluded=tuple(s.label for s in exp.selectors if s not in kept),
+        legacy_hash=config_hash(legacy),
+    )
+
+
+def _selector_names(entry: Any) -> set:
+    """The names an ``--exclude-selector`` value matches in a raw ``selectors`` entry."""
+    return {entry} if isinstance(entry, str) else {entry.get("label"), entry.get("name")}
 
 
 def thin_grid(values: list, k: int) -> list:
@@ -352,6 +388,7 @@ def parse_experiment(
     jobs = raw.get("jobs")
     if jobs is not None:
         jobs = v.integer(jobs, "jobs", minimum=1)
+    plugins = v.plugins(raw.get("plugins", []), Path(str(source)).parent)
     name = v.req(raw, "name", "", str)
     if not name or any(c in name for c in "/\\") or name.startswith("."):
         raise ConfigError(source, "name", f"expected a non-empty name without '/', got {name!r}")
@@ -414,6 +451,7 @@ def parse_experiment(
         jobs=jobs,
         diagnostic=diagnostic,
         settings=copy.deepcopy(settings),
+        plugins=plugins,
     )
 
 
@@ -465,6 +503,20 @@ class _Validator:
         if x < minimum:
             raise self.err(kp, f"expected an integer >= {minimum}, got {x}")
         return int(x)
+
+    def plugins(self, x, base: Path) -> tuple[str, ...]:
+        """``plugins: [dir, ...]``: existing directories, relative to the config file's directory."""
+        self.typ(x, "plugins", list)
+        out = []
+        for j, d in enumerate(x):
+            self.typ(d, f"plugins[{j}]", str)
+            path = (base / Path(d).expanduser()).resolve()  # an absolute entry stays as it is
+            if not path.is_dir():
+                raise self.err(
+                    f"plugins[{j}]", f"expected a directory (relative to the config file); {path} is not one"
+                )
+            out.append(str(path))
+        return tuple(out)
 
     def int_list(self, x, kp: str, minimum: int = 1) -> tuple[int, ...]:
         items = x if isinstance(x, list) else [x]

@@ -44,10 +44,12 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.metrics import balanced_accuracy_score
 
+from fsbench.algorithms.kernels import resolve_gamma
 from fsbench.algorithms.registry import get_selector, resolve
 from fsbench.classifiers import fit_predict
 from fsbench.config import KernelConfig, ProtocolConfig, SelectorConfig
 from fsbench.data import SyntheticDataset, open_dataset
+from fsbench.plugins import is_user_class
 from fsbench.resampling import (  # noqa: F401  (re-exported: the protocol's public vocabulary)
     MAX_REDRAWS,
     _balanced_take,
@@ -134,6 +136,10 @@ class Task:
     #: placeholder labelled ``<name>``, or one of the config's selectors for per-selector diagnostics)
     diagnostic: str | None = None
     settings: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+    #: the config's ``plugins`` directories, put on ``sys.path`` by the worker before the selector is built
+    plugins: tuple[str, ...] = field(default=(), compare=False)
+    #: sha256 of the source file of a user selector class (None for fsbench's own), stored in the task file
+    code_hash: str | None = field(default=None, compare=False)
 
     @property
     def _size_name(self) -> int | float | str | None:
@@ -166,6 +172,11 @@ class TaskResult:
     rows: list[dict[str, Any]]
     ranking: dict[str, Any]
     status: str
+    #: the full traceback of a failed task (the rows keep one line of it), or what is known of a worker
+    #: that died (its fault handler's dump); written to the task file, not to the tables
+    traceback: str | None = None
+    #: :attr:`Task.code_hash`, written to the task file
+    code_hash: str | None = None
 
 
 # --------------------------------------------------------------------------- selector
@@ -175,15 +186,47 @@ DATASET_INPUTS = {"categorical": "categorical"}
 
 
 def build_selector(
-    sel: SelectorConfig, kernel: KernelConfig, seed: int, inputs: dict[str, Any] | None = None
+    sel: SelectorConfig,
+    kernel: KernelConfig,
+    seed: int,
+    inputs: dict[str, Any] | None = None,
+    X: np.ndarray | None = None,
 ):
     """Instantiate the selector: its own params, else the experiment kernel, else its defaults.
 
+    Parameters
+    ----------
+    sel : SelectorConfig
+        The config entry: a registered name or a ``package.module:Class`` path, and its params.
+    kernel : KernelConfig
+        The experiment kernel of the task.
+    seed : int
+        The task's selector seed, given as ``random_state`` to a selector that has one and does not
+        set it.
+    inputs : dict, optional
+        Dataset-provided parameters (e.g. the card's ``categorical`` mask, already in the column order
+        the selector sees), passed to selectors that have such a parameter and do not set it.
+    X : ndarray of shape (n_samples, n_features), optional
+        The data the selector will be fitted on, to turn a ``gamma`` rule into a number for a user
+        class (below).
+
+    Returns
+    -------
+    estimator
+        The unfitted selector.
+
+    Notes
+    -----
     The experiment's kernel is inherited only by selectors that accept a ``kernel`` parameter and
     support that kernel (``supported_kernels`` class attribute, default all); e.g. AROM and KFDS are
     linear machines and keep their own kernel under an RBF experiment (ALGORITHMS.md §3.3).
-    ``inputs`` are dataset-provided parameters (e.g. the card's ``categorical`` mask, already in the
-    column order the selector sees), passed to selectors that have such a parameter and do not set it.
+
+    A *user class* (a ``package.module:Class`` outside fsbench, :func:`fsbench.plugins.is_user_class`)
+    cannot be expected to know fsbench's RBF width rules: when its ``gamma`` parameter would receive a
+    rule string (``"median"``, ``"median/4"``, ... — inherited from the experiment kernel or written
+    in its own params), it receives the number that rule gives on ``X``, its training data
+    (:func:`fsbench.algorithms.kernels.resolve_gamma`), and the ``params`` column records that number.
+    fsbench's own selectors receive the rule and resolve it themselves.
     """
     cls = resolve(sel.name)
     params = dict(sel.params)
@@ -198,6 +241,8 @@ def build_selector(
     for name, value in (inputs or {}).items():
         if name in defaults and name not in params and value is not None:
             params[name] = value
+    if isinstance(params.get("gamma"), str) and X is not None and is_user_class(cls):
+        params["gamma"] = resolve_gamma(params["gamma"], X)
     return get_selector(sel.name, **params)
 
 
@@ -328,10 +373,9 @@ def _metrics(pred: np.ndarray, y_te: np.ndarray) -> dict[str, float]:
     }
 
 
-def run_task(task: Task) -> TaskResult:
-    """Run one task; a failure inside it is recorded (status ``failed`` + message), not raised."""
-    p = task.protocol
-    base = {
+def _base_row(task: Task) -> dict[str, Any]:
+    """The columns of a result row that the task alone determines."""
+    return {
         "schema_version": SCHEMA_VERSION,
         "experiment": task.experiment,
         "dataset": task.dataset,
@@ -342,11 +386,15 @@ def run_task(task: Task) -> TaskResult:
         "repeat": task.repeat,
         "fold": "" if task.fold is None else task.fold,
         "split_seed": task.split_seed,
-        "classifier": p.classifier,
+        "classifier": task.protocol.classifier,
         "git_commit": task.git_commit,
         "task_id": task.task_id,
     }
-    ranking = {
+
+
+def _ranking_row(task: Task) -> dict[str, Any]:
+    """The rankings.csv row of a task, without its ``order`` and ``scores``."""
+    return {
         "task_id": task.task_id,
         "experiment": task.experiment,
         "dataset": task.dataset,
@@ -354,10 +402,37 @@ def run_task(task: Task) -> TaskResult:
         "selector": task.selector.label,
         "n_train": task.n_train,
         "repeat": task.repeat,
-        "fold": base["fold"],
+        "fold": "" if task.fold is None else task.fold,
         "order": "",
         "scores": "",
     }
+
+
+def failed_result(task: Task, message: str, tb: str | None = None) -> TaskResult:
+    """A failed task's result: one row with status ``failed`` and ``message`` (one line), and ``tb``.
+
+    Used by :func:`run_task` and by the runner for a task whose worker process died.
+    """
+    base = _base_row(task)
+    if task.diagnostic is not None:
+        base["diagnostic"] = task.diagnostic
+    row = {
+        **base,
+        "params": json.dumps(task.selector.params, sort_keys=True),
+        "n_features": 0,
+        "status": "failed",
+        "message": message.replace("\n", " ")[:500],
+    }
+    ranking = _ranking_row(task) if task.diagnostic is None else {"task_id": task.task_id}
+    return TaskResult(task.task_id, [row], ranking, "failed", traceback=tb, code_hash=task.code_hash)
+
+
+def run_task(task: Task) -> TaskResult:
+    """Run one task; a failure inside it is recorded (status ``failed``, a one-line message in the
+    rows, the full traceback in :attr:`TaskResult.traceback`), not raised."""
+    p = task.protocol
+    base = _base_row(task)
+    ranking = _ranking_row(task)
     stage = "loading data"
     try:
         rng = np.random.default_rng(task.split_seed)
@@ -377,7 +452,7 @@ def run_task(task: Task) -> TaskResult:
         X_sel = np.ascontiguousarray(X_sel[:, perm])
         stage = "building the selector"
         inputs = {"categorical": data.categorical[perm]}
-        selector = build_selector(task.selector, task.kernel, task.selector_seed, inputs)
+        selector = build_selector(task.selector, task.kernel, task.selector_seed, inputs, X=X_sel)
         provided = {k for k in inputs if k not in task.selector.params and k in selector.get_params()}
         base["params"] = _json_params(selector, provided)
         size_param = getattr(type(selector), "subset_size_param", None)
@@ -440,15 +515,11 @@ def run_task(task: Task) -> TaskResult:
                 grid = [D] if getattr(selector, "baseline_all", False) else n_features_grid(p, D)
                 rows = ranked_rows(selector, grid, timing)
         rows = [{**base, **r, "status": "ok", "message": ""} for r in rows]
-        return TaskResult(task.task_id, rows, ranking, "ok")
+        return TaskResult(task.task_id, rows, ranking, "ok", code_hash=task.code_hash)
     except Exception as exc:  # recorded for this task; the run goes on
-        msg = f"{stage}: {type(exc).__name__}: {exc}".replace("\n", " ")
-        tb = traceback.format_exc(limit=3).strip().splitlines()[-1]
-        row = {
-            **base,
-            "params": base.get("params", json.dumps(task.selector.params, sort_keys=True)),
-            "n_features": 0,
-            "status": "failed",
-            "message": msg[:500] or tb,
-        }
-        return TaskResult(task.task_id, [row], ranking, "failed")
+        msg = f"{stage}: {type(exc).__name__}: {exc}"
+        res = failed_result(task, msg, traceback.format_exc())
+        # what the task learnt before failing (sizes of the split, resolved params) stays in its row
+        res.rows[0].update(base)
+        res.ranking.update(ranking)
+        return res

@@ -24,8 +24,15 @@ or unreadable while task files exist), and when ``run.json`` names another git c
 are both finished and still to compute, unless ``--allow-mixed-code`` (a finished run is only
 re-tabulated, whatever the commit); ``--fresh`` discards the task files and starts over.
 
-:func:`validate` opens every dataset (hashing and parsing card files) and checks every selector's
-parameters, so bad input stops the run before the lock, ``run.json`` or any task.
+:func:`validate` opens every dataset (hashing and parsing card files), checks every selector's
+parameters and fits every user selector class on a tiny problem (:mod:`fsbench.plugins`), so bad
+input stops the run before the lock, ``run.json`` or any task; :func:`check_backend_options` and
+:func:`check_output` do the same for the environment.
+
+Tasks run in worker processes (loky, also for ``--jobs 1``; or dask futures), one task per future: an
+exception inside a task is recorded by :func:`fsbench.protocol.run_task` with its traceback, and a
+task whose process dies (segfault, out-of-memory kill) is recorded as failed by
+:func:`_local_results` / :func:`_dask_results`; either way the other tasks go on.
 """
 
 from __future__ import annotations
@@ -37,10 +44,14 @@ import io
 import json
 import os
 import platform
+import re
 import socket
 import subprocess
+import tempfile
 import time
-from collections.abc import Callable, Iterable, Iterator
+import traceback
+from collections import deque
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -53,7 +64,17 @@ from fsbench.algorithms.registry import UnknownSelectorError, get_selector, reso
 from fsbench.config import ConfigError, Experiment, SelectorConfig
 from fsbench.data import DatasetError, SyntheticDataset, get_card, open_dataset
 from fsbench.diagnostics.registry import UnknownDiagnosticError, get_diagnostic
-from fsbench.protocol import RANKING_COLUMNS, RESULT_COLUMNS, SCHEMA_VERSION, Task, TaskResult, run_task
+from fsbench.plugins import ContractError, check_class, check_contract, is_user_class, source_of
+from fsbench.plugins import activate as activate_plugins
+from fsbench.protocol import (
+    RANKING_COLUMNS,
+    RESULT_COLUMNS,
+    SCHEMA_VERSION,
+    Task,
+    TaskResult,
+    failed_result,
+    run_task,
+)
 from fsbench.resampling import train_size
 
 BACKENDS = ("loky", "threading", "dask", "dask-local")
@@ -96,9 +117,13 @@ def package_versions() -> dict[str, str]:
 
 
 # --------------------------------------------------------------------------- planning
-def expand(exp: Experiment, commit: str = "unknown") -> list[Task]:
+def expand(
+    exp: Experiment, commit: str = "unknown", code_hashes: dict[str, str | None] | None = None
+) -> list[Task]:
     """All tasks of an experiment, in canonical order (datasets, kernels, n_train, repeats, folds,
-    selectors)."""
+    selectors); excluded selectors have none. ``code_hashes`` maps a user class's name to the sha256
+    of its source (:func:`plugin_sources`), recorded in its tasks' files."""
+    code_hashes = code_hashes or {}
     tasks = []
     selectors = exp.selectors
     if exp.diagnostic is not None and not get_diagnostic(exp.diagnostic).per_selector:
@@ -126,6 +151,8 @@ def expand(exp: Experiment, commit: str = "unknown") -> list[Task]:
                                     positive=entry.positive,
                                     diagnostic=exp.diagnostic,
                                     settings=exp.settings,
+                                    plugins=exp.plugins,
+                                    code_hash=code_hashes.get(sel.name),
                                 )
                             )
     return tasks
@@ -140,11 +167,16 @@ def validate(exp: Experiment) -> None:
         except UnknownDiagnosticError as exc:
             raise ConfigError(src, "diagnostic", str(exc)) from None
     rankers = []
+    activate_plugins(exp.plugins)
+    keys = _selector_keys(exp)
+    kernels = [k for entry in exp.datasets for k in entry.kernels]
     for i, sel in enumerate(exp.selectors):
-        kp = f"selectors[{i}]"
+        kp = keys.get(sel.label, f"selectors[{i}]")
         try:
-            resolve(sel.name)
-        except UnknownSelectorError as exc:
+            cls = resolve(sel.name)
+            if is_user_class(cls):
+                check_class(sel.name, cls)  # before its params are tried: it must be constructible
+        except (UnknownSelectorError, ContractError) as exc:
             raise ConfigError(src, f"{kp}.name", str(exc)) from None
         gamma = sel.params.get("gamma")
         if isinstance(gamma, str):
@@ -167,6 +199,12 @@ def validate(exp: Experiment) -> None:
                 f"{kp}.params.kernel",
                 f"{sel.name} supports kernels {', '.join(supported)}, not {sel.params['kernel']!r}",
             )
+        if is_user_class(cls):
+            # fit on a tiny problem now, so that a class that cannot work stops the run before it starts
+            try:
+                check_contract(sel, kernels)
+            except ContractError as exc:
+                raise ConfigError(src, f"{kp}.name", str(exc)) from None
         if getattr(type(est), "kind", "rank") != "transform" and not getattr(est, "baseline_all", False):
             rankers.append(sel.label)
     for entry in exp.datasets:
@@ -266,6 +304,30 @@ def validate(exp: Experiment) -> None:
             )
 
 
+def _selector_keys(exp: Experiment) -> dict[str, str]:
+    """Selector label -> key path of its entry in the config file (``selectors[3]``), counting the
+    entries that ``--exclude-selector`` left out, so that messages point at the right line."""
+    keys = {}
+    for i, entry in enumerate(exp.effective.get("selectors") or []):
+        label = entry.get("label", entry.get("name")) if isinstance(entry, dict) else entry
+        keys[str(label)] = f"selectors[{i}]"
+    return keys
+
+
+def plugin_sources(exp: Experiment) -> dict[str, dict[str, str | None]]:
+    """``{selector name: {"path", "sha256"}}`` of every user class the experiment runs (``run.json``)."""
+    activate_plugins(exp.plugins)
+    out = {}
+    for sel in exp.selectors:
+        try:
+            cls = resolve(sel.name)
+        except UnknownSelectorError:
+            continue  # validate() reports it
+        if is_user_class(cls):
+            out[sel.name] = source_of(cls)
+    return out
+
+
 def _smallest_train(p, n_samples: int | None) -> int | None:
     """The smallest training-set size a protocol draws (None when it cannot be known in advance)."""
     if p.folds is not None:
@@ -314,13 +376,25 @@ class TaskStore:
             n += 1
         return n
 
-    def put(self, result) -> None:
+    def path(self, task_id: str) -> Path:
+        """The task file of ``task_id``."""
+        return self.dir / f"{task_id}.json"
+
+    def put(self, result: TaskResult) -> None:
+        """Write a task's result atomically: rows, ranking, and — not in the tables — the code hash of
+        a user selector and, for a failed task, its full traceback."""
         payload = {
             "task_id": result.task_id,
             "status": result.status,
             "rows": result.rows,
             "ranking": result.ranking,
+            "code_hash": getattr(result, "code_hash", None),
         }
+        tb = getattr(result, "traceback", None)
+        if tb is None and result.status != "ok" and result.rows:
+            tb = result.rows[0].get("traceback")  # a diagnostic's failed row carries its own
+        if tb:
+            payload["traceback"] = tb
         body = _canonical(payload)
         doc = {"sha256": hashlib.sha256(body.encode()).hexdigest(), "payload": payload}
         atomic_write(self.dir / f"{result.task_id}.json", _canonical(doc))
@@ -492,19 +566,321 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
+# --------------------------------------------------------------------------- environment checks
+#: Seconds to wait for a dask scheduler (``--backend dask``) before giving up.
+SCHEDULER_TIMEOUT = 5
+_SCHEDULER_ADDRESS = re.compile(r"^(?:tcp|tls)://(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(\d{1,5})/?$")
+
+
+def check_backend_options(backend: str, scheduler: str | None, workers: int | None) -> None:
+    """Refuse backend options that are missing, malformed or do not apply (RunError, one line).
+
+    Checked before anything is created: ``--backend dask`` needs ``--scheduler tcp://HOST:PORT``,
+    ``--scheduler`` applies to ``--backend dask`` only and ``--workers`` to ``--backend dask-local``
+    only (a silently ignored option would run something else than the user asked for).
+    """
+    if backend not in BACKENDS:
+        raise RunError(f"unknown backend {backend!r}; expected one of {', '.join(BACKENDS)}")
+    if scheduler is not None and backend != "dask":
+        raise RunError(f"--scheduler applies to --backend dask only, not --backend {backend}")
+    if workers is not None and backend != "dask-local":
+        raise RunError(
+            f"--workers applies to --backend dask-local only, not --backend {backend}"
+            + (" (use --jobs)" if backend in ("loky", "threading") else "")
+        )
+    if backend == "dask":
+        if not scheduler:
+            raise RunError("--backend dask needs --scheduler tcp://HOST:PORT (or use --backend dask-local)")
+        m = _SCHEDULER_ADDRESS.match(scheduler)
+        if m is None or not 1 <= int(m.group(1)) <= 65535:
+            raise RunError(f"--scheduler {scheduler!r}: expected tcp://HOST:PORT, e.g. tcp://10.0.0.5:8786")
+    if backend in ("dask", "dask-local"):
+        try:
+            import dask.distributed  # noqa: F401
+        except ImportError:
+            raise RunError(f"--backend {backend} needs dask.distributed: pip install fsbench[dask]") from None
+
+
+def check_output(out: Path) -> None:
+    """Refuse an output directory that cannot be used, creating nothing (RunError, one line).
+
+    ``out`` must be a directory, or not exist yet; the directory itself, or the nearest existing
+    parent of a new one, must accept a new entry. That is tried, not inferred from permission bits
+    (root ignores them; a read-only file system or an immutable directory does not): a temporary
+    directory is made there and removed at once.
+    """
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise RunError(f"output directory {out}: exists and is not a directory")
+    probe = out
+    while not probe.exists() and probe.parent != probe:
+        probe = probe.parent
+    if not probe.is_dir():
+        raise RunError(f"output directory {out}: {probe} is a file, not a directory")
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".fsbench-write-test-", dir=probe))
+    except OSError as exc:
+        raise RunError(f"output directory {out}: cannot write in {probe} ({exc.strerror})") from None
+
+
 # --------------------------------------------------------------------------- execution
-def _run_one(task: Task):
-    """Worker entry point: one BLAS thread per task, on every backend; freed N×N temporaries reused."""
+#: Environment variables a local worker takes from this process at every task: a reused worker
+#: process (loky keeps them between runs of one Python process) would otherwise keep those it
+#: started with. None = unset.
+WORKER_ENV = ("FSBENCH_DATA_DIR", "FSBENCH_CACHE_DIR", "FSBENCH_CARDS_DIR")
+
+
+def _worker_env() -> dict[str, str | None]:
+    env: dict[str, str | None] = {k: os.environ.get(k) for k in WORKER_ENV}
+    env.update({k: v for k, v in os.environ.items() if k.startswith("FSBENCH_")})
+    return env
+
+
+def _run_one(task: Task, env: dict[str, str | None] | None = None, crash_log: str | None = None):
+    """Worker entry point: one BLAS thread per task, on every backend; freed N×N temporaries reused.
+
+    ``env`` is applied first (local workers); ``crash_log`` is a file the fault handler writes to if
+    the process dies of a fatal signal while running the task (removed when the task returns), so
+    the parent can store where it crashed and tell the culprit from the other tasks in flight.
+    """
+    import faulthandler
+
     from threadpoolctl import threadpool_limits
 
     from fsbench._malloc import tune_malloc
 
     tune_malloc()
+    for key, value in (env or {}).items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+    activate_plugins(task.plugins)
+    log = open(crash_log, "w") if crash_log else None  # noqa: SIM115 - closed in finally
+    if log is not None:
+        faulthandler.enable(file=log)
+    try:
+        with threadpool_limits(limits=1):
+            if task.diagnostic is not None:
+                result = get_diagnostic(task.diagnostic).execute(task)
+            else:
+                result = run_task(task)
+    finally:
+        if log is not None:
+            faulthandler.enable()  # back to stderr, as loky set it up
+            log.close()
+            Path(crash_log).unlink(missing_ok=True)
+    result.code_hash = task.code_hash
+    return result
 
-    with threadpool_limits(limits=1):
-        if task.diagnostic is not None:
-            return get_diagnostic(task.diagnostic).execute(task)
-        return run_task(task)
+
+def _crash_log(crash_dir: Path, task: Task) -> Path:
+    # ".*.tmp": a log left by a killed run is removed by TaskStore.clean_partials
+    return crash_dir / f".{task.task_id}.crash.tmp"
+
+
+def _read_crash_log(crash_dir: Path, task: Task) -> str:
+    path = _crash_log(crash_dir, task)
+    try:
+        text = path.read_text(errors="replace").strip()
+    except OSError:
+        text = ""
+    path.unlink(missing_ok=True)
+    return text
+
+
+def _death_cause(exc: BaseException) -> str:
+    """``SIGSEGV (exit code -11)`` from loky's TerminatedWorkerError (or what is known of it)."""
+    m = re.search(r"exit codes of the workers are \{([^}]*)\}", str(exc))
+    codes = re.findall(r"(\w+)\((-?\d+)\)", m.group(1)) if m else []
+    if not codes:
+        return "the worker process ended abruptly"
+    name, code = codes[0]
+    if name.startswith("SIG"):
+        cause = f"{name} (exit code {code})"
+        if name == "SIGKILL":
+            cause += ", killed (out of memory?)"
+        return cause
+    return f"exit code {code}"
+
+
+def _crashed(task: Task, exc: BaseException, log: str) -> TaskResult:
+    cause = _death_cause(exc)
+    tb = log or f"worker died: {cause}; no fault-handler output (a SIGKILL, or an exit without a signal)"
+    return failed_result(task, f"worker died: {cause}", tb)
+
+
+def _raised(task: Task, exc: BaseException) -> TaskResult:
+    """A task whose worker call raised outside run_task (e.g. a result that could not be sent back)."""
+    tb = "".join(traceback.format_exception(exc))
+    return failed_result(task, f"running the task: {type(exc).__name__}: {exc}", tb)
+
+
+def _until_crash(
+    queue: deque[Task], jobs: int, env: dict, crash_dir: Path, code: str
+) -> Generator[TaskResult, None, tuple[list[Task], BaseException] | None]:
+    """Run the queued tasks in a pool of ``jobs`` processes, yielding results, until the queue is empty
+    (return None) or a worker dies (return the tasks in flight then, and the error)."""
+    from concurrent.futures import FIRST_COMPLETED, wait
+    from concurrent.futures.process import BrokenProcessPool
+
+    from joblib.externals.loky import get_reusable_executor
+
+    # One task per future, at most `jobs` in flight: a dead worker then points at a handful of tasks.
+    executor = get_reusable_executor(
+        max_workers=max(1, min(jobs, len(queue))), timeout=300, env={"FSBENCH_PLUGIN_CODE": code}
+    )
+    in_flight: dict[Any, Task] = {}
+    while queue or in_flight:
+        while queue and len(in_flight) < jobs:
+            task = queue.popleft()
+            try:
+                fut = executor.submit(_run_one, task, env, str(_crash_log(crash_dir, task)))
+            except (BrokenProcessPool, RuntimeError) as exc:  # the pool broke since the last result
+                queue.appendleft(task)
+                if not in_flight:
+                    return [], exc
+                break
+            in_flight[fut] = task
+        done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+        for fut in done:
+            task = in_flight.pop(fut)
+            try:
+                result = fut.result()
+            except BrokenProcessPool as exc:
+                # The pool is gone: the other tasks in flight either finished or fail the same way.
+                suspects = [task]
+                wait(in_flight)
+                for other, t in in_flight.items():
+                    try:
+                        yield other.result()
+                    except BrokenProcessPool:
+                        suspects.append(t)
+                    except Exception as other_exc:
+                        yield _raised(t, other_exc)
+                return suspects, exc
+            except Exception as exc:
+                yield _raised(task, exc)
+            else:
+                yield result
+    return None
+
+
+def _local_results(todo: list[Task], jobs: int, crash_dir: Path) -> Iterator[TaskResult]:
+    """Run ``todo`` in ``jobs`` worker processes (loky), yielding each task's result when it comes.
+
+    With ``jobs`` = 1 too the tasks run in a worker process, not in this one: a selector that kills
+    its process (segfault, out-of-memory kill, ``os._exit``) then costs its task, not the run. A dead
+    worker breaks the whole pool and every task in flight is a suspect: the culprit is the one whose
+    fault-handler log is not empty (a fatal signal Python could report), else each suspect is run
+    again alone until the one that dies is found. The culprit gets a failed result ``worker died:
+    SIGSEGV (exit code -11)`` with the fault handler's dump as traceback; the others run again in a
+    new pool (each crash costs one pool start, about a second).
+    """
+    queue = deque(todo)
+    env = _worker_env()
+    # Workers outlive a run (loky reuses them within a Python session, e.g. a notebook) and keep the
+    # user modules they imported: a new digest of the user classes' sources gives new workers.
+    code = hashlib.sha256(_canonical(sorted({t.code_hash or "" for t in todo})).encode()).hexdigest()
+    empty = 0
+    while queue:
+        crash = yield from _until_crash(queue, jobs, env, crash_dir, code)
+        if crash is None:
+            return
+        suspects, exc = crash
+        empty = empty + 1 if not suspects else 0
+        if empty >= 3:
+            raise RuntimeError(f"worker processes keep breaking before running a task: {exc}")
+        logs = {t.task_id: _read_crash_log(crash_dir, t) for t in suspects}
+        dumped = [t for t in suspects if logs[t.task_id]]
+        if len(suspects) == 1 or len(dumped) == 1:
+            culprit = suspects[0] if len(suspects) == 1 else dumped[0]
+            yield _crashed(culprit, exc, logs[culprit.task_id])
+            queue.extendleft(reversed([t for t in suspects if t is not culprit]))
+            continue
+        for t in suspects:  # no way to tell: each alone
+            again = yield from _until_crash(deque([t]), 1, env, crash_dir, code)
+            if again is not None:
+                yield _crashed(t, again[1], _read_crash_log(crash_dir, t))
+
+
+def _threading_results(todo: list[Task], jobs: int) -> Iterator[TaskResult]:
+    """Threads of this process (joblib): no protection against a crash."""
+    import joblib
+
+    par = joblib.Parallel(n_jobs=jobs, backend="threading", return_as="generator_unordered", batch_size=1)
+    yield from par(joblib.delayed(_run_one)(t) for t in todo)
+
+
+def _dask_results(client, todo: list[Task]) -> Iterator[TaskResult]:
+    """One dask future per task. A task whose workers died (distributed gives up after
+    ``distributed.scheduler.allowed-failures`` deaths with ``KilledWorker``) or that raised outside
+    run_task is recorded as failed; a future the cluster lost stops the run.
+
+    On a cluster with the scheduler's defaults (3 allowed failures, up to 2 tasks per worker thread),
+    a task queued behind the culprit on the same worker may be blamed too; ``--retry-failed`` runs
+    it again. ``--backend dask-local`` configures its scheduler so that it is not (:func:`_dask_local`).
+    """
+    from distributed import KilledWorker, as_completed
+
+    futures = client.map(_run_one, todo, pure=False)
+    by_key = {f.key: t for f, t in zip(futures, todo)}
+    for fut in as_completed(futures):
+        task = by_key.pop(fut.key)
+        if fut.status == "error":
+            exc = fut.exception()
+            if isinstance(exc, KilledWorker):
+                first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+                yield failed_result(task, "worker died: dask KilledWorker", f"KilledWorker: {first}")
+            else:
+                yield _raised(task, exc)
+            continue
+        yield fut.result()  # raises if the cluster lost the task: the run stops (RunError)
+
+
+def _connect_scheduler(address: str):
+    """A dask Client of the scheduler at ``address``, or RunError within :data:`SCHEDULER_TIMEOUT`."""
+    from dask.distributed import Client
+
+    try:
+        return Client(address, timeout=SCHEDULER_TIMEOUT)
+    except Exception as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise RunError(
+            f"--scheduler {address}: cannot reach the dask scheduler within {SCHEDULER_TIMEOUT} s ({first})"
+        ) from None
+
+
+@contextlib.contextmanager
+def _dask_local(workers: int | None) -> Iterator[Any]:
+    """A LocalCluster of single-threaded worker processes and its client (closed afterwards).
+
+    Its scheduler sends each worker one task at a time (``worker-saturation`` 1.0) and gives up on a
+    task at the first death of its worker (``allowed-failures`` 0): the dead worker's task is then the
+    culprit for sure, and it is recorded at once instead of killing three more workers (as with the
+    defaults, under which a task queued behind it on the same worker is blamed too).
+    """
+    import logging
+
+    import dask
+    from dask.distributed import Client, LocalCluster
+
+    settings = {"distributed.scheduler.worker-saturation": 1.0, "distributed.scheduler.allowed-failures": 0}
+    with dask.config.set(settings):
+        cluster = LocalCluster(
+            n_workers=workers or 2,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+            silence_logs=logging.ERROR,  # a worker killed by a task is reported per task, not as log noise
+        )
+    client = Client(cluster)
+    try:
+        yield client
+    finally:
+        client.close()
+        cluster.close()
 
 
 @dataclass
@@ -515,44 +891,10 @@ class RunSummary:
     n_run: int
     n_failed: int
     seconds: float
-
-
-@contextlib.contextmanager
-def _backend(backend: str, scheduler: str | None, workers: int | None) -> Iterator[int | None]:
-    """Yield the n_jobs override for the chosen joblib backend (None = keep --jobs)."""
-    if backend in ("loky", "threading"):
-        import joblib
-
-        with joblib.parallel_config(backend=backend):
-            yield None
-        return
-    try:
-        from dask.distributed import Client, LocalCluster
-    except ImportError:
-        raise RunError(f"--backend {backend} needs dask.distributed: pip install fsbench[dask]") from None
-    import joblib
-
-    if backend == "dask":
-        if not scheduler:
-            raise RunError("--backend dask needs --scheduler tcp://HOST:PORT (or use --backend dask-local)")
-        client = Client(scheduler)
-        cluster = None
-    else:
-        cluster = LocalCluster(
-            n_workers=workers or 2,
-            threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",
-            dashboard_address=None,
-        )
-        client = Client(cluster)
-    try:
-        with joblib.parallel_config(backend="dask"):
-            yield -1
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
+    #: the first failed task in canonical order: (its task file, its one-line message)
+    first_failure: tuple[Path, str] | None = None
+    #: labels of the selectors left out by --exclude-selector
+    excluded: tuple[str, ...] = ()
 
 
 def prepare_output(exp: Experiment, out: Path, *, fresh: bool, commit: str) -> tuple[dict, dict | None]:
@@ -577,7 +919,7 @@ def prepare_output(exp: Experiment, out: Path, *, fresh: bool, commit: str) -> t
             "use --out NEWDIR, or --fresh to discard them"
         )
     elif previous is not None:
-        if previous.get("config_hash") != exp.config_hash:
+        if not exp.accepts_hash(previous.get("config_hash")):
             raise RunError(
                 f"{out}: holds results of a different effective config (hash "
                 f"{str(previous.get('config_hash'))[:12]} vs {exp.config_hash[:12]}); rerun with the same "
@@ -627,6 +969,47 @@ def check_commit(
         )
 
 
+def check_plugin_code(
+    out: Path,
+    previous: dict | None,
+    sources: dict[str, dict[str, str | None]],
+    done: Iterable[tuple[Task, dict]],
+    todo: Iterable[Task],
+    allow: bool,
+) -> None:
+    """Refuse to add tasks of a user selector whose source file changed to its tasks computed from the
+    old file (unless ``allow``), as :func:`check_commit` does for fsbench's own code.
+
+    A finished task's source hash is its file's ``code_hash`` or, for a task restored from the tables,
+    the one ``run.json`` recorded. A selector with nothing left to compute mixes nothing.
+    """
+    if allow:
+        return
+    recorded = (previous or {}).get("plugin_sources") or {}
+    pending = {t.selector.name for t in todo}
+    for name, src in sources.items():
+        if name not in pending or not src.get("sha256"):
+            continue
+        old = (recorded.get(name) or {}).get("sha256")
+        hashes = {p.get("code_hash") or old for t, p in done if t.selector.name == name}
+        stale = sorted(h for h in hashes if h and h != src["sha256"])
+        if stale:
+            raise RunError(
+                f"{out}: finished tasks of selector {name} were computed from another version of "
+                f"{src['path']} (sha256 {stale[0][:12]}, now {src['sha256'][:12]}); restore that file, "
+                "pass --allow-mixed-code (each task file records its code_hash), or --fresh"
+            )
+
+
+def _first_failure(tasks: list[Task], store: TaskStore) -> tuple[Path, str] | None:
+    for t in tasks:
+        payload = store.get(t.task_id)
+        if payload is not None and payload["status"] != "ok":
+            rows = payload.get("rows") or [{}]
+            return store.path(t.task_id), str(rows[0].get("message", ""))
+    return None
+
+
 def run_experiment(
     exp: Experiment,
     out: Path,
@@ -641,97 +1024,122 @@ def run_experiment(
     progress: Callable[[int, int], None] | None = None,
     flush_seconds: float = 30.0,
 ) -> RunSummary:
-    """Run (or resume) every task of ``exp`` into ``out``."""
-    if backend not in BACKENDS:
-        raise RunError(f"unknown backend {backend!r}; expected one of {', '.join(BACKENDS)}")
+    """Run (or resume) every task of ``exp`` into ``out``.
+
+    Everything that can be refused is refused before ``out`` is touched: backend options, the config
+    (:func:`validate`), the output directory (:func:`check_output`) and, for ``--backend dask``, the
+    scheduler's reachability. A task that fails — by an exception, or by killing its worker process —
+    is recorded as failed and the others go on.
+    """
+    check_backend_options(backend, scheduler, workers)
     if exp.jobs is not None:  # e.g. CPU-time tables: the config says how many tasks may run at once
         jobs = min(jobs, exp.jobs)
     validate(exp)
-    commit, dirty = git_commit()
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    lock = RunLock(out)
-    lock.acquire()
-    t0 = time.perf_counter()
-    try:
-        info, previous = prepare_output(exp, out, fresh=fresh, commit=commit)
-        info["git_dirty"] = dirty
-        info.update(backend=backend, jobs=jobs)
-        store = TaskStore(out)
-        store.clean_partials()
-        tasks = expand(exp, commit)
-        if previous is not None:  # same effective config (checked): rows of a fresh clone count
-            store.restore_from_tables((t.task_id for t in tasks), rankings=exp.diagnostic is None)
-        todo = []
-        for t in tasks:
-            payload = store.get(t.task_id)
-            if payload is None or (retry_failed and payload["status"] != "ok"):
-                todo.append(t)
-        skipped = len(tasks) - len(todo)
-        check_commit(out, previous, commit, skipped, len(todo), allow_mixed_code)
-        if not todo and previous is not None:
-            # nothing to compute: re-tabulate, and keep run.json's record of who computed the rows
-            n_done, n_failed = write_tables(out, tasks, store)
+    check_output(out)
+    with contextlib.ExitStack() as stack:  # the dask client / local cluster, closed at the end
+        # connected before the output directory is created: an unreachable scheduler leaves nothing
+        client = stack.enter_context(_connect_scheduler(scheduler)) if backend == "dask" else None
+        commit, dirty = git_commit()
+        sources = plugin_sources(exp)
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise RunError(f"output directory {out}: cannot create it ({exc.strerror})") from None
+        lock = RunLock(out)
+        lock.acquire()
+        t0 = time.perf_counter()
+        try:
+            info, previous = prepare_output(exp, out, fresh=fresh, commit=commit)
+            info["git_dirty"] = dirty
+            info.update(backend=backend, jobs=jobs)
+            if backend == "dask-local":
+                info["workers"] = workers or 2
+            elif backend == "dask":
+                info["scheduler"] = scheduler
+            info["excluded_selectors"] = list(exp.excluded)
+            info["plugin_sources"] = sources
+            store = TaskStore(out)
+            store.clean_partials()
+            tasks = expand(exp, commit, {name: src["sha256"] for name, src in sources.items()})
+            if previous is not None:  # same effective config (checked): rows of a fresh clone count
+                store.restore_from_tables((t.task_id for t in tasks), rankings=exp.diagnostic is None)
+            todo, done = [], []
+            for t in tasks:
+                payload = store.get(t.task_id)
+                if payload is None or (retry_failed and payload["status"] != "ok"):
+                    todo.append(t)
+                else:
+                    done.append((t, payload))
+            skipped = len(tasks) - len(todo)
+            check_commit(out, previous, commit, skipped, len(todo), allow_mixed_code)
+            check_plugin_code(out, previous, sources, done, todo, allow_mixed_code)
+
+            def summary(n_run: int, n_failed: int) -> RunSummary:
+                return RunSummary(
+                    out=out,
+                    n_tasks=len(tasks),
+                    n_skipped=skipped,
+                    n_run=n_run,
+                    n_failed=n_failed,
+                    seconds=time.perf_counter() - t0,
+                    first_failure=_first_failure(tasks, store) if n_failed else None,
+                    excluded=exp.excluded,
+                )
+
+            if not todo and previous is not None:
+                # nothing to compute: re-tabulate, and keep run.json's record of who computed the rows
+                n_done, n_failed = write_tables(out, tasks, store)
+                if progress:
+                    progress(skipped, len(tasks))
+                previous.update(n_tasks=len(tasks), n_done=n_done, n_failed=n_failed)
+                previous["excluded_selectors"] = list(exp.excluded)
+                previous["config_hash"] = exp.config_hash  # an excluded run of an older fsbench: hash updated
+                previous["finished"] = previous.get("finished") or _now()
+                atomic_write(out / "run.json", json.dumps(previous, indent=2, default=str))
+                return summary(0, n_failed)
+            if skipped == 0:
+                info["commits"] = [commit]  # no earlier row survives
+            atomic_write(out / "run.json", json.dumps(info, indent=2, default=str))
             if progress:
                 progress(skipped, len(tasks))
-            previous.update(n_tasks=len(tasks), n_done=n_done, n_failed=n_failed)
-            previous["finished"] = previous.get("finished") or _now()
-            atomic_write(out / "run.json", json.dumps(previous, indent=2, default=str))
-            return RunSummary(
-                out=out,
-                n_tasks=len(tasks),
-                n_skipped=skipped,
-                n_run=0,
-                n_failed=n_failed,
-                seconds=time.perf_counter() - t0,
-            )
-        if skipped == 0:
-            info["commits"] = [commit]  # no earlier row survives
-        atomic_write(out / "run.json", json.dumps(info, indent=2, default=str))
-        if progress:
-            progress(skipped, len(tasks))
-        n_failed_now = 0
-        if todo:
-            import joblib
-
-            with _backend(backend, scheduler, workers) as n_jobs_override:
-                n_jobs = n_jobs_override if n_jobs_override is not None else jobs
-                par = joblib.Parallel(n_jobs=n_jobs, return_as="generator_unordered", batch_size=1)
+            if todo:
+                if backend == "loky":
+                    results = _local_results(todo, jobs, store.dir)
+                elif backend == "threading":
+                    results = _threading_results(todo, jobs)
+                else:
+                    if client is None:  # dask-local: started only when there is work
+                        client = stack.enter_context(_dask_local(workers))
+                    results = _dask_results(client, todo)
                 last_flush = time.monotonic()
-                done = skipped
+                done_count = skipped
                 try:
-                    for result in par(joblib.delayed(_run_one)(t) for t in todo):
+                    for result in results:
                         store.put(result)
-                        n_failed_now += result.status != "ok"
-                        done += 1
+                        done_count += 1
                         if progress:
-                            progress(done, len(tasks))
+                            progress(done_count, len(tasks))
                         if time.monotonic() - last_flush > flush_seconds:
                             write_tables(out, tasks, store)
                             last_flush = time.monotonic()
                 except Exception as exc:
-                    # A worker died (segfault, out of memory) or the cluster went away: an error of one
-                    # task inside Python is recorded by run_task and never reaches this point.
+                    # The cluster went away, or worker processes cannot be started: a task's own error or
+                    # a dead worker is recorded as that task's failure and never reaches this point.
                     write_tables(out, tasks, store)
                     first = str(exc).splitlines()[0] if str(exc) else ""
                     raise RunError(
-                        f"{out}: execution stopped after {done - skipped} task(s): {type(exc).__name__}: "
-                        f"{first}; finished tasks are saved, run the same command to resume"
+                        f"{out}: execution stopped after {done_count - skipped} task(s): "
+                        f"{type(exc).__name__}: {first}; finished tasks are saved, run the same command "
+                        "to resume"
                     ) from None
-        n_done, n_failed = write_tables(out, tasks, store)
-        info["finished"] = _now()
-        info.update(n_tasks=len(tasks), n_done=n_done, n_failed=n_failed)
-        atomic_write(out / "run.json", json.dumps(info, indent=2, default=str))
-        return RunSummary(
-            out=out,
-            n_tasks=len(tasks),
-            n_skipped=skipped,
-            n_run=len(todo),
-            n_failed=n_failed,
-            seconds=time.perf_counter() - t0,
-        )
-    finally:
-        lock.release()
+            n_done, n_failed = write_tables(out, tasks, store)
+            info["finished"] = _now()
+            info.update(n_tasks=len(tasks), n_done=n_done, n_failed=n_failed)
+            atomic_write(out / "run.json", json.dumps(info, indent=2, default=str))
+            return summary(len(todo), n_failed)
+        finally:
+            lock.release()
 
 
 def unfinished_runs(root: Path) -> list[tuple[Path, int, int]]:

@@ -321,7 +321,10 @@ def test_failing_task_is_recorded_and_others_finish(tmp_path, pinned_commit):
     res = cli("run", cfg, "--out", out, "--no-progress")
     assert res.exit_code == 1
     assert "1 failed" in res.stdout
-    assert res.stderr_lines == ["1 task(s) failed; see the status/message columns of results.csv"]
+    assert len(res.stderr_lines) == 1
+    line = res.stderr_lines[0]
+    assert line.startswith(f"1 task(s) failed; tracebacks in {out}/tasks/<task_id>.json; first: ")
+    assert line.endswith(f"fitting the selector: RuntimeError: deliberate failure for seed {fail_seed}")
     rows = result_dicts(out)
     failed = [r for r in rows if r["status"] != "ok"]
     assert len(failed) == 1

@@ -3,7 +3,8 @@
 Entries are import paths, imported only when asked for, so adding a selector is one line here.
 A config may also name any class by import path, ``package.module:Class``, to plug in a user's own
 selector without touching fsbench: it must be a scikit-learn estimator whose ``fit(X, y)`` sets
-``ranking_`` (1 = best, complete).
+``ranking_`` (1 = best, complete), or a transformer; :mod:`fsbench.plugins` checks that contract when
+the config is read.
 """
 
 from __future__ import annotations
@@ -94,8 +95,14 @@ def resolve(name: str) -> type:
         module = importlib.import_module(module_name)
     except Exception as exc:  # ImportError, but also a syntax error in a user's module
         msg = str(exc).splitlines()[0] if str(exc) else ""
+        # A missing module of the user's own is nearly always a path problem: say how to fix it.
+        hint = (
+            "; put the directory that holds it on PYTHONPATH, or list it under the config's plugins: key"
+            if isinstance(exc, ModuleNotFoundError) and name not in _SELECTORS
+            else ""
+        )
         raise UnknownSelectorError(
-            f"cannot import selector module {module_name!r}: {type(exc).__name__}: {msg}"
+            f"cannot import selector module {module_name!r}: {type(exc).__name__}: {msg}{hint}"
         ) from None
     cls = getattr(module, attr, None)
     if cls is None or not isinstance(cls, type):
