@@ -83,10 +83,13 @@ def stability(fits: pd.DataFrame, ks: list[Any] | dict[str, list[Any]]) -> pd.Da
 
 
 def _plot(df: pd.DataFrame, value: str, ylabel: str, path: Path, ref: pd.DataFrame | None = None) -> None:
+    """One panel per dataset, ``value`` vs k (log axis, ticks at the k of the grid), ±1 sd band where ``df``
+    has ``std``; the legend below the panels."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import NullFormatter
 
     names = list(dict.fromkeys(df["dataset"]))
     fig, axes = plt.subplots(1, len(names), figsize=(4.2 * len(names), 3.6), squeeze=False)
@@ -96,18 +99,26 @@ def _plot(df: pd.DataFrame, value: str, ylabel: str, path: Path, ref: pd.DataFra
             if sel == "all":
                 continue
             h = h.sort_values("k")
-            ax.plot(h["k"], h["mean"], marker="o", ms=3, label=sel)
+            (line,) = ax.plot(h["k"], h["mean"], marker="o", ms=3, label=sel)
+            if "std" in h and h["std"].notna().any():
+                ax.fill_between(
+                    h["k"], h["mean"] - h["std"], h["mean"] + h["std"], color=line.get_color(), alpha=0.08
+                )
         if ref is not None:
             r = ref[(ref["dataset"] == ds) & (ref["selector"] == "all")]
             if len(r):
                 ax.axhline(float(r["mean"].iloc[0]), color="k", ls="--", lw=1, label="all features")
         ax.set_xscale("log")
+        ks = sorted(g.loc[g["selector"] != "all", "k"].unique())
+        ax.set_xticks(ks, [str(int(k)) for k in ks])  # k is an integer
+        ax.xaxis.set_minor_formatter(NullFormatter())
         ax.set_xlabel("k (top features)")
         ax.set_title(ds)
         ax.grid(alpha=0.3)
     axes[0][0].set_ylabel(ylabel)
-    axes[0][-1].legend(fontsize=7, loc="best")
-    fig.tight_layout()
+    handles, labels = axes[0][-1].get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize=8, loc="lower center", ncol=len(labels), bbox_to_anchor=(0.5, 0.0))
+    fig.tight_layout(rect=(0, 0.1, 1, 1))
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120)
     plt.close(fig)
