@@ -111,9 +111,9 @@ def _error_table_md(table: dict[str, Any], cells: list[CellResult], ctx: _Ctx) -
 
 def _cpu_table_md(table: dict[str, Any], cells: list[CellResult]) -> list[str]:
     lines = [
-        "CPU time; the paper normalises to the fastest entry of the whole table. Here both sides are "
-        "re-normalised to the fastest of the paper's methods in the same row; ours = mean selection CPU "
-        f"time (`fit_cpu_s`) over repeats. Without a paper std: {NO_STD_RULES['cpu_time']}.",
+        'CPU time, normalised as the paper does: to the fastest entry of the whole table ("All durations '
+        'are normalized with respect to the minimum duration", §VI-C), on both sides; ours = mean selection '
+        f"CPU time (`fit_cpu_s`) over repeats. Without a paper std: {NO_STD_RULES['cpu_time']}.",
         "",
     ]
     rows = []
