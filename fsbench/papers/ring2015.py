@@ -137,7 +137,10 @@ def _plots(uci_s: pd.DataFrame, out: Path, seed: int) -> list[Path]:
             g = m[m["dataset"] == name]
             for meth, h in g.groupby("selector", sort=False):
                 v = 100 * h[value] if value == "accuracy" else h[value]
-                a.plot(h["d"], v, marker="o", ms=4, label=meth)
+                (line,) = a.plot(h["d"], v, marker="o", ms=4, label=meth)
+                if value == "accuracy" and h["accuracy_sd"].notna().any():  # ±1 sd over the splits
+                    sd = 100 * h["accuracy_sd"]
+                    a.fill_between(h["d"], v - sd, v + sd, color=line.get_color(), alpha=0.1)
             a.set_title(name, fontsize=9)
             a.set_xlabel("d")
             a.set_xticks(sorted(g["d"].unique()))  # d is an integer
