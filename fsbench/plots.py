@@ -185,15 +185,10 @@ def selector_styles(df: pd.DataFrame) -> dict[str, dict]:
 
 
 def _save(fig: Figure, path: Path) -> list[Path]:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    out = []
-    for ext in ("png", "pdf"):
-        p = path.with_suffix(f".{ext}")
-        # tight bbox: the saved image grows to hold the legend outside the axes
-        fig.savefig(p, dpi=120, bbox_inches="tight")
-        out.append(p)
-    plt.close(fig)
-    return out
+    from fsbench.results.tables import save_figure
+
+    # tight bbox (save_figure): the saved image grows to hold the legend outside the axes
+    return save_figure(fig, path)
 
 
 def _selector_names(df: pd.DataFrame) -> dict[str, str]:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from fsbench.config import ConfigError, Experiment
 from fsbench.protocol import SCHEMA_VERSION, Task, TaskData, TaskResult, load_task_data
@@ -82,6 +83,12 @@ class Diagnostic:
     def render(self, out: Path, exp: Experiment) -> list[Path]:
         """Derived outputs (tables, figures) from ``out/results.csv``; returns the files written."""
         return []
+
+    @staticmethod
+    def ok_rows(out: Path) -> pd.DataFrame:
+        """The rows of ``out/results.csv`` whose task succeeded (what :meth:`render` draws from)."""
+        df = pd.read_csv(Path(out) / "results.csv")
+        return df[df["status"] == "ok"]
 
     # ------------------------------------------------------------------ one task
     def execute(self, task: Task) -> TaskResult:

@@ -85,8 +85,7 @@ class KifeProjection(Diagnostic):
         return rows
 
     def render(self, out: Path, exp: Experiment) -> list[Path]:
-        df = pd.read_csv(out / "results.csv")
-        df = df[df["status"] == "ok"]
+        df = self.ok_rows(out)
         if df.empty:
             return []
         s = self.settings(exp)

@@ -48,6 +48,7 @@ from fsbench.algorithms.kernels import parse_gamma, resolve_gamma
 from fsbench.config import ConfigError, Experiment
 from fsbench.diagnostics.base import Diagnostic
 from fsbench.papers.tables import md_table, mean_std, paper_cells, read_paper_values
+from fsbench.results.tables import save_figure
 
 LEARNERS = ("kobl", "kgs", "kpca", "kda", "kda_discriminant")
 LABELS = {"kobl": "KOBL", "kgs": "KGS", "kpca": "KPCA", "kda": "KDA", "kda_discriminant": "KDA (C−1 dirs)"}
@@ -129,8 +130,7 @@ class TakesReconstruction(Diagnostic):
         return rows
 
     def render(self, out: Path, exp: Experiment) -> list[Path]:
-        df = pd.read_csv(out / "results.csv")
-        df = df[df["status"] == "ok"]
+        df = self.ok_rows(out)
         if df.empty:
             return []
         s = self.settings(exp)
@@ -232,11 +232,4 @@ def plot(df: pd.DataFrame, path: Path, paper: pd.DataFrame | None = None) -> lis
         ax.set_title(f"RBF γ = {rule}: bars = held-out E, hatched = training E, — = paper", fontsize=8)
         ax.grid(alpha=0.3, axis="y")
         ax.legend(fontsize=7)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    out = []
-    for ext in ("png", "pdf"):
-        p = path.with_suffix(f".{ext}")
-        fig.savefig(p, dpi=110, bbox_inches="tight")
-        out.append(p)
-    plt.close(fig)
-    return out
+    return save_figure(fig, path, dpi=110)

@@ -135,8 +135,8 @@ class UspsPixelBound(Diagnostic):
         return rows
 
     def render(self, out: Path, exp: Experiment) -> list[Path]:
-        df = pd.read_csv(out / "results.csv")
-        df = df[(df["status"] == "ok") & (df["repeat"] == 0)].rename(columns={"dataset": "source"})
+        df = self.ok_rows(out)
+        df = df[df["repeat"] == 0].rename(columns={"dataset": "source"})
         if df.empty:
             return []
         (out / "REPORT.md").write_text(render(df, paper_table2(exp)))
@@ -166,8 +166,7 @@ class PerPairSelection(Diagnostic):
         return [{"S": S, "error": e, "pair_error": pe} for S, e, pe in res]
 
     def render(self, out: Path, exp: Experiment) -> list[Path]:
-        df = pd.read_csv(out / "results.csv")
-        df = df[df["status"] == "ok"].rename(columns={"dataset": "source"})
+        df = self.ok_rows(out).rename(columns={"dataset": "source"})
         if df.empty:
             return []
         lines = render_per_pair(df, paper_table2(exp))

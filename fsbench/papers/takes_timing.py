@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from fsbench.papers.tables import md_table
+from fsbench.results.tables import save_figure
 
 LEARNERS = ("kobl", "takes", "kgs", "kpca", "kda", "fskgs", "fskpca")
 LABELS = {
@@ -106,11 +107,4 @@ def plot(df: pd.DataFrame, path: Path) -> list[Path]:
     ax.set_title(f"kernel-space learners on {ds} (one BLAS thread)", fontsize=9)
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=7, ncol=2)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    out = []
-    for ext in ("png", "pdf"):
-        p = path.with_suffix(f".{ext}")
-        fig.savefig(p, dpi=110, bbox_inches="tight")
-        out.append(p)
-    plt.close(fig)
-    return out
+    return save_figure(fig, path, dpi=110)

@@ -38,7 +38,7 @@ def write_table(df: pd.DataFrame, stem: Path, title: str, note: str = "", digits
     return [csv_path, md_path]
 
 
-def save_figure(fig, stem: Path) -> list[Path]:
+def save_figure(fig, stem: Path, dpi: int = 120) -> list[Path]:
     """Save a matplotlib figure as ``stem.png`` and ``stem.pdf`` and close it."""
     import matplotlib.pyplot as plt
 
@@ -46,7 +46,7 @@ def save_figure(fig, stem: Path) -> list[Path]:
     out = []
     for ext in ("png", "pdf"):
         p = stem.with_suffix(f".{ext}")
-        fig.savefig(p, dpi=120, bbox_inches="tight")
+        fig.savefig(p, dpi=dpi, bbox_inches="tight")
         out.append(p)
     plt.close(fig)
     return out
