@@ -3,7 +3,7 @@ the contract it must meet, and the hash of its source.
 
 * :func:`activate` prepends a config's ``plugins`` directories to ``sys.path``, in the parent and in
   every worker (each task carries them), so a class outside any installed package can be named.
-* :func:`check_contract` is run by :func:`fsbench.runner.validate` for every *user class* (one whose
+* :func:`check_contract` is run by :func:`fsbench.run.plan.validate` for every *user class* (one whose
   module is not part of fsbench) before a run starts: the class must be a scikit-learn estimator
   (``get_params``/``set_params``/``fit``, constructible with its defaults and with the config's
   params, clonable), and fitted on a tiny seeded problem (:func:`check_problem`: 20 x 4, two classes,

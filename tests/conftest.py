@@ -73,9 +73,9 @@ def tiny_config(tmp_path: Path) -> Path:
 @pytest.fixture
 def pinned_commit(monkeypatch: pytest.MonkeyPatch) -> str:
     """Make in-process runs record :data:`PINNED_COMMIT` (clean tree) instead of the live git HEAD."""
-    import fsbench.runner
+    import fsbench.run.engine
 
-    monkeypatch.setattr(fsbench.runner, "git_commit", lambda: (PINNED_COMMIT, False))
+    monkeypatch.setattr(fsbench.run.engine, "git_commit", lambda: (PINNED_COMMIT, False))
     return PINNED_COMMIT
 
 
@@ -112,7 +112,7 @@ def subprocess_env(**extra: str) -> dict[str, str]:
 
 #: ``python -c`` prefix that runs the real CLI with the runner's git commit pinned (see pinned_commit).
 PINNED_CLI = (
-    "import sys, fsbench.runner as r; "
+    "import sys, fsbench.run.engine as r; "
     f"r.git_commit = lambda: ({PINNED_COMMIT!r}, False); "
     "from fsbench.cli import app; sys.argv[0] = 'fsbench'; app()"
 )

@@ -33,12 +33,12 @@ def serial_run(tmp_path_factory) -> Path:
     """The reference: ``--jobs 1`` (in-process, sequential), commit pinned."""
     from conftest import PINNED_COMMIT
 
-    import fsbench.runner
+    import fsbench.run.engine
 
     tmp = tmp_path_factory.mktemp("det")
     cfg = write_config(tmp / "probed.yaml", PROBED)
     mp = pytest.MonkeyPatch()
-    mp.setattr(fsbench.runner, "git_commit", lambda: (PINNED_COMMIT, False))
+    mp.setattr(fsbench.run.engine, "git_commit", lambda: (PINNED_COMMIT, False))
     try:
         res = cli("run", cfg, "--out", tmp / "jobs1", "--jobs", 1, "--no-progress")
     finally:

@@ -413,11 +413,11 @@ SUBSET_CFG = {
 def subset_rows(tmp_path_factory) -> list[dict[str, str]]:
     from conftest import PINNED_COMMIT
 
-    import fsbench.runner
+    import fsbench.run.engine
 
     tmp = tmp_path_factory.mktemp("subsets")
     mp = pytest.MonkeyPatch()
-    mp.setattr(fsbench.runner, "git_commit", lambda: (PINNED_COMMIT, False))
+    mp.setattr(fsbench.run.engine, "git_commit", lambda: (PINNED_COMMIT, False))
     try:
         res = cli("run", _write(tmp / "c.yaml", SUBSET_CFG), "--out", tmp / "out", "--no-progress")
     finally:

@@ -39,7 +39,7 @@ from conftest import (
 )
 from test_reliability import _kill_group, _n_task_files
 
-import fsbench.runner
+import fsbench.run.engine
 from fsbench.config import load_experiment
 from fsbench.data import get_card, open_dataset
 from fsbench.resampling import train_size
@@ -126,7 +126,7 @@ def _rankings(out: Path) -> list[list[str]]:
 @pytest.fixture(scope="module")
 def pinned():
     mp = pytest.MonkeyPatch()
-    mp.setattr(fsbench.runner, "git_commit", lambda: (PINNED_COMMIT, False))
+    mp.setattr(fsbench.run.engine, "git_commit", lambda: (PINNED_COMMIT, False))
     yield PINNED_COMMIT
     mp.undo()
 

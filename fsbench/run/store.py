@@ -1,0 +1,173 @@
+"""Durable storage of results: atomic file writes, one self-checksummed file per finished task
+(:class:`TaskStore`, also rebuilt from committed tables) and ``results.csv`` / ``rankings.csv`` derived
+from the task files in canonical order (:func:`write_tables`)."""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import hashlib
+import io
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from fsbench.diagnostics.registry import get_diagnostic
+from fsbench.protocol import RANKING_COLUMNS, RESULT_COLUMNS, Task, TaskResult
+
+
+def _canonical(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def atomic_write(path: Path, data: str | bytes) -> None:
+    """Write ``data`` to ``path`` via a temp file, fsync and rename (readers never see a partial file)."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    mode = "wb" if isinstance(data, bytes) else "w"
+    with open(tmp, mode) as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+    with contextlib.suppress(OSError):  # directory fsync makes the rename durable (not on every OS)
+        fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+class TaskStore:
+    """One JSON file per finished task, each self-checksummed."""
+
+    def __init__(self, root: Path):
+        self.dir = Path(root) / "tasks"
+        self.dir.mkdir(parents=True, exist_ok=True)
+
+    def clean_partials(self) -> int:
+        """Remove temp files left by a killed run (task files and tables); never read as results."""
+        n = 0
+        for tmp in [*self.dir.glob(".*.tmp"), *self.dir.parent.glob(".*.tmp")]:
+            tmp.unlink(missing_ok=True)
+            n += 1
+        return n
+
+    def path(self, task_id: str) -> Path:
+        """The task file of ``task_id``."""
+        return self.dir / f"{task_id}.json"
+
+    def put(self, result: TaskResult) -> None:
+        """Write a task's result atomically: rows, ranking, and — not in the tables — the code hash of
+        a user selector and, for a failed task, its full traceback."""
+        payload = {
+            "task_id": result.task_id,
+            "status": result.status,
+            "rows": result.rows,
+            "ranking": result.ranking,
+            "code_hash": getattr(result, "code_hash", None),
+        }
+        tb = getattr(result, "traceback", None)
+        if tb is None and result.status != "ok" and result.rows:
+            tb = result.rows[0].get("traceback")  # a diagnostic's failed row carries its own
+        if tb:
+            payload["traceback"] = tb
+        body = _canonical(payload)
+        doc = {"sha256": hashlib.sha256(body.encode()).hexdigest(), "payload": payload}
+        atomic_write(self.dir / f"{result.task_id}.json", _canonical(doc))
+
+    def get(self, task_id: str) -> dict | None:
+        path = self.dir / f"{task_id}.json"
+        try:
+            doc = json.loads(path.read_text())
+            payload = doc["payload"]
+            if hashlib.sha256(_canonical(payload).encode()).hexdigest() != doc["sha256"]:
+                raise ValueError("checksum mismatch")
+            if payload["task_id"] != task_id:
+                raise ValueError("task id mismatch")
+            return payload
+        except FileNotFoundError:
+            return None
+        except (ValueError, KeyError, TypeError, OSError):
+            # Corrupt or truncated: discard; the task will run again.
+            path.unlink(missing_ok=True)
+            return None
+
+    def restore_from_tables(self, task_ids: Iterable[str], rankings: bool = True) -> int:
+        """Rebuild missing task files from ``results.csv`` / ``rankings.csv`` next to ``tasks/``.
+
+        The tables are committed and the task files are not, so a fresh clone has rows but no
+        task files; without this, a finished experiment would be recomputed from scratch. A task is
+        restored only when both tables hold it (its result rows and its ranking row); values are
+        kept as the CSV text, so rewriting the tables reproduces them byte for byte. The caller has
+        checked that ``run.json`` holds the same effective config. Returns the number restored.
+        """
+        root = self.dir.parent
+        res_path, rank_path = root / "results.csv", root / "rankings.csv"
+        if not res_path.exists() or (rankings and not rank_path.exists()):
+            return 0
+        wanted = {t for t in task_ids if not (self.dir / f"{t}.json").exists()}
+        if not wanted:
+            return 0
+        rows: dict[str, list[dict]] = {}
+        with res_path.open(newline="") as fh:
+            for r in csv.DictReader(fh):
+                if r.get("task_id") in wanted:
+                    if r.get("n_features", "").isdigit():
+                        r["n_features"] = int(r["n_features"])  # write_tables sorts on it
+                    rows.setdefault(r["task_id"], []).append(r)
+        ranks: dict[str, dict] = {}
+        if not rankings:  # a diagnostic: its rows are all there is
+            ranks = {tid: {"task_id": tid} for tid in rows}
+        else:
+            with rank_path.open(newline="") as fh:
+                for r in csv.DictReader(fh):
+                    if r.get("task_id") in wanted:
+                        ranks[r["task_id"]] = r
+        n = 0
+        for tid in sorted(set(rows) & set(ranks)):
+            status = rows[tid][0].get("status", "")
+            self.put(TaskResult(task_id=tid, status=status, rows=rows[tid], ranking=ranks[tid]))
+            n += 1
+        return n
+
+
+def _csv_text(rows: Iterable[dict], columns: list[str]) -> str:
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
+    w.writeheader()
+    for r in rows:
+        w.writerow({k: _fmt(r.get(k, "")) for k in columns})
+    return buf.getvalue()
+
+
+def _fmt(v: Any) -> Any:
+    if isinstance(v, float):
+        return repr(v)  # shortest round-trip form: byte-identical across runs for identical values
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return v
+
+
+def write_tables(out: Path, tasks: list[Task], store: TaskStore) -> tuple[int, int]:
+    """Rewrite results.csv and rankings.csv (not for a diagnostic) from the task files; return
+    (done, failed)."""
+    rows, ranks = [], []
+    done = failed = 0
+    for t in tasks:
+        payload = store.get(t.task_id)
+        if payload is None:
+            continue
+        done += 1
+        failed += payload["status"] != "ok"
+        rows.extend(sorted(payload["rows"], key=lambda r: r.get("n_features", 0)))
+        ranks.append(payload["ranking"])
+    diagnostic = tasks[0].diagnostic if tasks else None
+    if diagnostic is not None:
+        atomic_write(out / "results.csv", _csv_text(rows, get_diagnostic(diagnostic).all_columns()))
+        return done, failed
+    atomic_write(out / "results.csv", _csv_text(rows, RESULT_COLUMNS))
+    atomic_write(out / "rankings.csv", _csv_text(ranks, RANKING_COLUMNS))
+    return done, failed
