@@ -147,7 +147,7 @@ class CellResult:
     ``reference`` (the normalisation base of a CPU row on both sides), ``not run``, ``not available``,
     ``failed``, ``external``, ``untestable``.
     ``tolerance`` is the no-std rule's bound where it is a number (rank shares); CPU cells also
-    carry ``paper_norm`` (the paper's value ÷ its row minimum), ``ours_seconds`` (our mean CPU
+    carry ``paper_norm`` (the paper's value ÷ its table minimum), ``ours_seconds`` (our mean CPU
     time) and ``ratio`` (ours ÷ paper, both normalised).
     """
 
