@@ -46,7 +46,9 @@ def save_figure(fig, stem: Path, dpi: int = 120) -> list[Path]:
     out = []
     for ext in ("png", "pdf"):
         p = stem.with_suffix(f".{ext}")
-        fig.savefig(p, dpi=dpi, bbox_inches="tight")
+        # no creation date in the PDF: re-rendering the same figure gives the same bytes
+        meta = {"CreationDate": None} if ext == "pdf" else None
+        fig.savefig(p, dpi=dpi, bbox_inches="tight", metadata=meta)
         out.append(p)
     plt.close(fig)
     return out
