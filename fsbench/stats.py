@@ -28,6 +28,24 @@ def summary(df: pd.DataFrame, value: str = "error") -> pd.DataFrame:
     return g.agg(mean="mean", std="std", n="count").reset_index()
 
 
+def paired_t(a, b) -> tuple[float, float]:
+    """Two-sided paired t-test of ``a`` against ``b`` (matched samples): (t, p).
+
+    Edge cases, fixed once for every report: fewer than 2 pairs gives (NaN, NaN); differences that are all
+    equal give p = 1 when they are 0 (no difference) and p = 0 otherwise (a constant shift, t = ±inf),
+    where scipy would return NaN.
+    """
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    diff = a - b
+    if diff.size < 2:
+        return np.nan, np.nan
+    if np.allclose(diff, diff[0]):
+        return (0.0, 1.0) if diff[0] == 0 else (float(np.copysign(np.inf, diff[0])), 0.0)
+    res = stats.ttest_rel(a, b)
+    return float(res.statistic), float(res.pvalue)
+
+
 def paired_ttests(df: pd.DataFrame, value: str = "error", alpha: float = 0.05) -> pd.DataFrame:
     """Paired t-test between every pair of selectors in every cell.
 
@@ -42,13 +60,7 @@ def paired_ttests(df: pd.DataFrame, value: str = "error", alpha: float = 0.05) -
             pair = wide[[a, b]].dropna()
             n = len(pair)
             diff = (pair[a] - pair[b]).to_numpy()
-            if n < 2:
-                t, p = np.nan, np.nan
-            elif np.allclose(diff, diff[0]):
-                t, p = (0.0, 1.0) if diff[0] == 0 else (np.copysign(np.inf, diff[0]), 0.0)
-            else:
-                res = stats.ttest_rel(pair[a], pair[b])
-                t, p = float(res.statistic), float(res.pvalue)
+            t, p = paired_t(pair[a], pair[b])
             rows.append(
                 {
                     **dict(zip(CELL, cell)),

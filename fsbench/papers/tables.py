@@ -48,8 +48,24 @@ def split_defaults(text: str) -> list[str]:
 
 
 def read_paper_values(path: str | Path) -> dict[str, Any]:
-    """A ``configs/<paper>/paper_values.yaml`` file as a mapping."""
-    return yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    """A ``configs/<paper>/paper_values.yaml`` file as a mapping (the one reader of paper values;
+    :func:`fsbench.papers.values.load_paper_values` finds a paper's file and calls it).
+
+    Raises
+    ------
+    FileNotFoundError
+        If the file does not exist.
+    ValueError
+        If its top level is not a mapping.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} does not exist")
+    data = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    data = {} if data is None else data
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: expected a mapping at the top level")
+    return data
 
 
 def paper_cells(pv: dict[str, Any], table_id: str) -> pd.DataFrame:

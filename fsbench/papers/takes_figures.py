@@ -25,9 +25,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from matplotlib.ticker import NullFormatter, ScalarFormatter
-from scipy import stats
 
 from fsbench.papers.tables import md_table
+from fsbench.stats import paired_t
 
 FIG2 = ("TAKES", "KGS+KFFS", "TAKES (weak update)", "KNNC")
 FIG3 = ("TAKES", "FSKGS", "FSKPCA", "KDA", "KNNC")
@@ -79,14 +79,6 @@ def summary(df: pd.DataFrame, grid: list[int]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _paired_p(a: pd.Series, b: pd.Series) -> float:
-    """Paired t-test p-value; NaN when the differences are constant (no variance)."""
-    d = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
-    if d.size < 2 or np.allclose(d, d[0]):
-        return float("nan")
-    return float(stats.ttest_rel(a, b).pvalue)
-
-
 def _summary_row(ds: str, sel: str, o: pd.DataFrame, own: pd.DataFrame, cur: pd.DataFrame) -> dict:
     """One summary row: own-choice accuracy/dimension, best curve point, paired comparison to TAKES."""
     c = cur[(cur["dataset"] == ds) & (cur["selector"] == sel) & (cur["n"] >= 0.5 * cur["repeats"])]
@@ -106,7 +98,7 @@ def _summary_row(ds: str, sel: str, o: pd.DataFrame, own: pd.DataFrame, cur: pd.
         "best_S": int(best["n_features"]) if best is not None else None,
         "acc_best_mean": float(best["mean"]) if best is not None else float("nan"),
         "takes_minus_method": float((t[common] - m[common]).mean()) if len(common) else float("nan"),
-        "p_paired_vs_takes": _paired_p(t[common], m[common]) if sel != "TAKES" else float("nan"),
+        "p_paired_vs_takes": paired_t(t[common], m[common])[1] if sel != "TAKES" else float("nan"),
     }
 
 

@@ -27,7 +27,7 @@ from typing import Any
 import yaml
 
 import fsbench
-from fsbench.papers.tables import split_defaults
+from fsbench.papers.tables import read_paper_values, split_defaults
 
 #: File name of a paper's machine-readable values, in ``configs/<paper>/``.
 PAPER_VALUES = "paper_values.yaml"
@@ -86,10 +86,7 @@ def load_paper_values(paper: str, path: Path | None = None) -> dict[str, Any]:
     path = Path(path) if path is not None else paper_values_path(paper)
     if not path.is_file():
         raise FileNotFoundError(f"no paper values for '{paper}': {path} does not exist")
-    data = _yaml_load(path.read_text(encoding="utf-8")) or {}
-    if not isinstance(data, dict):
-        raise ValueError(f"{path}: expected a mapping at the top level")
-    return data
+    return read_paper_values(path)
 
 
 def _yaml_load(text: str) -> Any:
