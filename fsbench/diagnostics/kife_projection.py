@@ -36,6 +36,7 @@ from sklearn.neighbors import KNeighborsClassifier
 from fsbench.config import Experiment
 from fsbench.diagnostics.base import Diagnostic
 from fsbench.protocol import build_selector
+from fsbench.results.tables import save_figure
 
 #: satimage's classes by index (labels 1, 2, 3, 4, 5, 7 sorted) in the paper's names
 SATIMAGE_CLASSES = [
@@ -160,12 +161,7 @@ def plot(
             ax.set_title(f"({chr(97 + c)}) {mth}, {part} points{extra}", fontsize=8)
     axes[0, 0].legend(fontsize=6, markerscale=3, loc="best")
     fig.suptitle(title, fontsize=9)
-    out.mkdir(parents=True, exist_ok=True)
-    for ext in ("png", "pdf"):
-        p = out / f"projection.{ext}"
-        fig.savefig(p, dpi=110, bbox_inches="tight")
-        written.append(p)
-    plt.close(fig)
+    written += save_figure(fig, out / "projection", dpi=110)
     for mth in methods:
         fig, ax = plt.subplots(figsize=(4.6, 4.2))
         scatter(ax, coords[(coords["method"] == mth) & (coords["set"] == "test")])

@@ -27,6 +27,7 @@ import pandas as pd
 from matplotlib.ticker import NullFormatter, ScalarFormatter
 
 from fsbench.papers.tables import md_table
+from fsbench.results.tables import save_figure
 from fsbench.stats import paired_t
 
 FIG2 = ("TAKES", "KGS+KFFS", "TAKES (weak update)", "KNNC")
@@ -216,12 +217,7 @@ def plot(df: pd.DataFrame, grid: list[int], out: Path, exp: str) -> list[Path]:
             fontsize=9,
         )
         fig.tight_layout(rect=(0, 0.06, 1, 0.96))
-        out.mkdir(parents=True, exist_ok=True)
-        for ext in ("png", "pdf"):
-            p = out / f"{fig_id}.{ext}"
-            fig.savefig(p, dpi=110)
-            written.append(p)
-        plt.close(fig)
+        written += save_figure(fig, out / fig_id, dpi=110, tight=False)
     return written
 
 

@@ -38,8 +38,9 @@ def write_table(df: pd.DataFrame, stem: Path, title: str, note: str = "", digits
     return [csv_path, md_path]
 
 
-def save_figure(fig, stem: Path, dpi: int = 120) -> list[Path]:
-    """Save a matplotlib figure as ``stem.png`` and ``stem.pdf`` and close it."""
+def save_figure(fig, stem: Path, dpi: int = 120, tight: bool = True) -> list[Path]:
+    """Save a matplotlib figure as ``stem.png`` and ``stem.pdf`` and close it (``tight``: crop to the drawn
+    content, legends outside the axes included)."""
     import matplotlib.pyplot as plt
 
     stem.parent.mkdir(parents=True, exist_ok=True)
@@ -48,7 +49,7 @@ def save_figure(fig, stem: Path, dpi: int = 120) -> list[Path]:
         p = stem.with_suffix(f".{ext}")
         # no creation date in the PDF: re-rendering the same figure gives the same bytes
         meta = {"CreationDate": None} if ext == "pdf" else None
-        fig.savefig(p, dpi=dpi, bbox_inches="tight", metadata=meta)
+        fig.savefig(p, dpi=dpi, bbox_inches="tight" if tight else None, metadata=meta)
         out.append(p)
     plt.close(fig)
     return out
