@@ -16,16 +16,15 @@ def _cell(v: object, digits: int) -> str:
             return "–"
         # p-values and stabilities span many magnitudes: significant digits, not fixed decimals
         return f"{v:.{digits}g}"
-    return str(v).replace("|", "\\|")
+    return str(v)
 
 
 def to_markdown(df: pd.DataFrame, digits: int = 4) -> str:
     """A GitHub pipe table of ``df`` (floats with ``digits`` significant digits, NaN as an en dash)."""
-    cols = [str(c) for c in df.columns]
-    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    for row in df.itertuples(index=False):
-        lines.append("| " + " | ".join(_cell(v, digits) for v in row) + " |")
-    return "\n".join(lines) + "\n"
+    from fsbench.papers.tables import md_table
+
+    rows = [[_cell(v, digits) for v in row] for row in df.itertuples(index=False)]
+    return md_table([str(c) for c in df.columns], rows, escape=True)
 
 
 def write_table(df: pd.DataFrame, stem: Path, title: str, note: str = "", digits: int = 4) -> list[Path]:
