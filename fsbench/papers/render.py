@@ -31,6 +31,7 @@ from fsbench.papers.cells import (
     method_frame,
 )
 from fsbench.papers.claims import FAILS, HOLDS, NOT_CHECKABLE, NOT_EVALUABLE, evaluate_claim
+from fsbench.papers.readings import ReadingsReport
 from fsbench.papers.tables import md_table
 from fsbench.papers.values import (
     DEFAULT_REPEATS,
@@ -268,6 +269,7 @@ def paper_sections(
     configs = read_configs(path.parent)
     df = method_frame(all_df) if len(all_df) else all_df
     ctx = _Ctx(values, configs, df, cards_dir)
+    readings = ReadingsReport(values, all_df, configs, cards_dir=cards_dir)  # the readings section
 
     title = values.get("citation") or values.get("title") or paper
     body = [f"## Paper vs ours: {paper}", "", f"_{_esc(title)}_", ""]
@@ -283,9 +285,11 @@ def paper_sections(
         body += [head, ""]
         if metric in ("error", "accuracy", "cpu_time"):
             cells = _compare_cpu_table(t, ctx) if metric == "cpu_time" else _compare_error_table(t, ctx)
+            footnotes = readings.add_table(t, cells)  # classifies differing cells, marks substitutions
             if exp in ctx.experiments:
                 status = "compared"
                 body += _cpu_table_md(t, cells) if metric == "cpu_time" else _error_table_md(t, cells, ctx)
+                body += footnotes
             else:
                 status = ctx.missing_reason(exp)
                 body += [
@@ -295,6 +299,7 @@ def paper_sections(
                 body += _paper_only_md(t)
         elif metric == "rank_share":
             cells, notes = _compare_rank_table(t, ctx)
+            readings.add_table(t, cells, mark=False)
             present = any(e in ctx.experiments for exps in (t.get("sections") or {}).values() for e in exps)
             status = "compared" if present else "not run (no experiment of the table's sections)"
             body += _rank_table_md(cells, notes)
@@ -314,7 +319,10 @@ def paper_sections(
         exp = figs.get(where) or tabs.get(where)
         status, results = evaluate_claim(cl, df, exp, ctx.missing_reason)
         tally[status] += 1
-        claim_rows.append([f"{_MARK[status]} {status}", f"`{cl['id']}`", where, cl.get("statement", "")])
+        marks = readings.claim_marker(cl.get("figure") or cl.get("table"))  # substitutions of its data
+        claim_rows.append(
+            [f"{_MARK[status]} {status}", f"`{cl['id']}`{marks}", where, cl.get("statement", "")]
+        )
         claim_lines.append(
             f"- {_MARK[status]} **{cl['id']}** ({where}, §{cl.get('source', '?')}) — **{status}**"
         )
@@ -336,6 +344,7 @@ def paper_sections(
         "",
         *claim_lines,
         "",
+        *readings.section(),
     ]
 
     # ---- summary
@@ -371,6 +380,7 @@ def paper_sections(
         f"- **Claims: {tally[HOLDS]} hold, {tally[FAILS]} do not hold, "
         f"{tally[NOT_EVALUABLE]} not evaluable** (results missing), "
         f"{tally[NOT_CHECKABLE]} not machine-checkable — {n_claims} in all.",
+        *readings.summary_lines(),
         "",
         *_md_table(
             ["table", "experiment", "status", "compared", "agree", "differ", "external", "doubtful"], trows

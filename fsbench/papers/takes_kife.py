@@ -27,6 +27,7 @@ import pandas as pd
 import yaml
 
 from fsbench.papers import takes_figures, takes_timing
+from fsbench.papers.readings import readings_section
 from fsbench.papers.tables import md_table, mean_std, paper_cells, split_defaults
 from fsbench.papers.tables import read_paper_values as load_paper_values
 
@@ -501,6 +502,7 @@ def write(paper: str, results: Path | None = None, configs: Path | None = None) 
     configs = Path(configs or f"configs/{paper}")
     builder = {"takes2011": takes_report, "kife2011": kife_report}[paper]
     text = builder(results, configs, root)
+    text += "\n" + readings_section(paper, results, configs)  # cell verdicts, readings, differing cells
     out = results / "REPORT.md"
     out.write_text(text)
     return out
