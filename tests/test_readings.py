@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -229,7 +230,7 @@ def test_substitution_markers(tmp_path: Path) -> None:
     # the config's substitution covers only its own experiment (and its pseudo-experiments)
     assert marks.marker("other", "pool_exp") == " †2" and marks.marker("other", "pool_exp:part") == " †2"
     assert marks.marker("other", "default_exp") == ""
-    assert "- †2 `other` (config `pool_exp.yaml`" in "\n".join(marks.section())
+    assert "- †2 `other` in `pool_exp` (config `pool_exp.yaml`" in "\n".join(marks.section())
 
 
 @pytest.mark.parametrize("paper", ["ramona2012", "kife2011", "takes2011"])
@@ -249,3 +250,18 @@ def test_papers_readings_are_well_formed(paper: str) -> None:
         for c in t.get("cells") or []:
             if "paper_inconsistent" in c:
                 assert '"' in str(c["paper_inconsistent"]), "a paper-inconsistent annotation quotes the paper"
+
+
+@pytest.mark.parametrize("paper", ["kife2011", "takes2011"])
+def test_adapter_sections_on_committed_results(paper: str) -> None:
+    from fsbench.papers.readings import readings_section
+
+    summary, body = readings_section(paper, ROOT / "results" / paper, ROOT / "configs" / paper)
+    m = re.search(r"Table cells: (\d+) of (\d+) comparable cells agree", summary)
+    assert m and int(m.group(2)) > 0 and int(m.group(1)) <= int(m.group(2))
+    n = re.search(
+        r"Of (\d+) differing cells: (\d+) explained by a reading, (\d+) paper inconsistent, (\d+)", summary
+    )
+    assert n and int(n.group(1)) == int(m.group(2)) - int(m.group(1))  # every differing cell is classified
+    assert sum(map(int, n.groups()[1:])) == int(n.group(1))
+    assert "## Alternative readings and the differing cells" in body and "### Readings" in body

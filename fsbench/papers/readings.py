@@ -314,6 +314,12 @@ class Substitution:
     dataset: str | None = None
     experiment: str | None = None
 
+    def scope(self) -> str:
+        """What the substitution concerns, in words."""
+        if self.dataset:
+            return f"`{self.dataset}`" + (f" in `{self.experiment}`" if self.experiment else "")
+        return f"the data of `{self.experiment}`"
+
     def covers(self, dataset: Any, experiment: str | None) -> bool:
         """Whether a cell of ``dataset`` in ``experiment`` (or its pseudo-experiment ``experiment:part``,
         e.g. :data:`TAKES_HELD_OUT`) uses this substitution."""
@@ -440,9 +446,8 @@ class SubstitutionMarks:
             return []
         lines = ["### Substitutions named in this report", ""]
         for k, s in enumerate(self.used, 1):
-            what = f"`{s.dataset}`" if s.dataset else "every dataset"
             places = ", ".join(self.affected.get(s, [])) or "–"
-            lines.append(f"- †{k} {what} ({s.source}; marked in: {places}): {s.text}")
+            lines.append(f"- †{k} {s.scope()} ({s.source}; marked in: {places}): {s.text}")
         return lines + [""]
 
     def footnotes(self, subs: list[Substitution]) -> list[str]:
@@ -452,8 +457,7 @@ class SubstitutionMarks:
         lines = [""]
         for s in subs:
             k = self.used.index(s) + 1 if s in self.used else 0
-            what = f"`{s.dataset}`" if s.dataset else "every dataset"
-            lines.append(f"†{k} **Substitution** ({what}, {s.source}): {_first_sentence(s.text, 400)}  ")
+            lines.append(f"†{k} **Substitution** ({s.scope()}, {s.source}): {_first_sentence(s.text, 400)}  ")
         return lines
 
 
@@ -541,7 +545,8 @@ class ReadingsReport:
             k = class_counts(cl)
             if not cl:
                 continue
-            rows.append([str(t.get("number", t.get("id"))), str(len(cl)), *(str(k[c]) for c in CLASSES)])
+            name = str(t.get("number", t.get("id"))) + (f" ({t['part']})" if t.get("part") else "")
+            rows.append([name, str(len(cl)), *(str(k[c]) for c in CLASSES)])
         lines = [f"- **{counts_line(self.totals())}** (section “Alternative readings” below)"]
         if rows:
             lines += ["", *md_table(["table", "differing", *CLASSES], rows).splitlines()]
@@ -581,11 +586,16 @@ class ReadingsReport:
             ran = src in present or (r.experiment is None and all(x in present for x in default.split(" / ")))
             use = "yes" if r.explains else f"no: {r.why}"
             missing = "" if ran or not r.explains else " (not in these results)"
+            arrow = (
+                f"`{default}` (same runs, {self._what_differs(r)})"
+                if src == default
+                else f"`{default}` → `{src}`"
+            )
             rows.append(
                 [
                     f"`{r.id}` {r.label}",
                     self._where_name(r),
-                    f"`{default}` → `{src}`{missing}",
+                    f"{arrow}{missing}",
                     r.changes,
                     use,
                 ]
@@ -629,6 +639,12 @@ class ReadingsReport:
         if isinstance(e, Mapping):
             return " / ".join(str(v) for v in e.values())
         return str(e)
+
+    @staticmethod
+    def _what_differs(r: Reading) -> str:
+        parts = [f"{k} → {v}" for k, v in r.methods.items() if k != v]
+        parts += [f"{k} = {v}" for k, v in r.set.items()]
+        return "; ".join(parts) or "another selection of rows"
 
     def _where_name(self, r: Reading) -> str:
         if r.table:
@@ -835,9 +851,9 @@ def kife_cell_tables(
         t = {k: v for k, v in src.items() if k not in ("cells", "experiment")}
         t["experiment"] = exps.get(ds)
         t["part"] = ds
-        t["cells"] = [
-            {**c, "kernel": kernel, "S": d_of.get(ds, 0)} for c in src["cells"] if c["dataset"] == ds
-        ]
+        # a dataset without a card (Phoneme) has no D: its cells stay without S ("not run")
+        extra = {"kernel": kernel, **({"S": d_of[ds]} if ds in d_of else {})}
+        t["cells"] = [{**c, **extra} for c in src["cells"] if c["dataset"] == ds]
         out.append(t)
     if len(df):
         inv = {v: k for k, v in default_labels.items()}
@@ -927,8 +943,9 @@ def adapter_section(
     results_dir: Path,
     configs: Mapping[str, ConfigInfo],
     cards_dir: Path | None = None,
-) -> str:
-    """The cell verdicts, the readings and the differing-cell classes of TAKES or KIFE, as Markdown.
+) -> tuple[str, str]:
+    """The cell verdicts, the readings and the differing-cell classes of TAKES or KIFE, as Markdown:
+    (a summary for the top of the report, the sections for its end).
 
     The call the TAKES / KIFE report writer makes (:mod:`fsbench.papers.takes_kife`): their tables are
     put in the cell engine's shape (:func:`takes_cell_tables`, :func:`kife_cell_tables`) and compared by
@@ -963,26 +980,40 @@ def adapter_section(
         rows = [[c.setting, c.method, _fmt_paper(c, nd), _fmt(c, nd), c.verdict] for c in cells]
         title = f"Table {t.get('number', t['id'])}" + (f" — {t['part']}" if t.get("part") else "")
         blocks += [
-            f"#### {title}",
+            f"### {title}",
             "",
             *md_table(["setting", "method", "paper", "ours", "verdict"], rows, True).rstrip().splitlines(),
             *notes,
             "",
         ]
+    rule = (
+        "the paper prints no std, so a cell agrees when |ours − paper| ≤ our std (the rule of "
+        "`fsbench.papers.cells.compare_table`)"
+    )
+    untimed = "; the fit-time cells are not judged: the paper's machine is not stated"
+    summary = [
+        f"## Comparison with the paper {paper} — summary",
+        "",
+        f"- **Table cells: {agree} of {compared} comparable cells agree with the paper** ({rule}"
+        + (untimed if paper == "kife2011" else "")
+        + "). Cell by cell: section “Cells judged by fsbench's agreement rule” below.",
+        *rep.summary_lines(),
+    ]
     lines = [
         "## Cells judged by fsbench's agreement rule",
         "",
-        f"{unit}; ours = mean ± std over our runs; the paper prints no std, so a cell agrees when |ours − "
-        "paper| ≤ our std (the rule of `fsbench.papers.cells.compare_table`). "
-        f"**{agree} of {compared} comparable cells agree.** {counts_line(rep.totals())}",
+        f"{unit}; ours = mean ± std over our runs; {rule}. **{agree} of {compared} comparable cells agree.** "
+        f"{counts_line(rep.totals())}",
         "",
         *blocks,
         *rep.section(),
     ]
-    return "\n".join(lines) + "\n"
+    return "\n".join(summary) + "\n", "\n".join(lines) + "\n"
 
 
-def readings_section(paper: str, results_dir: Path, configs_dir: Path, cards_dir: Path | None = None) -> str:
+def readings_section(
+    paper: str, results_dir: Path, configs_dir: Path, cards_dir: Path | None = None
+) -> tuple[str, str]:
     """:func:`adapter_section` for ``results/<paper>`` and ``configs/<paper>`` (the TAKES / KIFE writer's
     call)."""
     from fsbench.papers.tables import read_paper_values

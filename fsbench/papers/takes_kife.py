@@ -502,7 +502,9 @@ def write(paper: str, results: Path | None = None, configs: Path | None = None) 
     configs = Path(configs or f"configs/{paper}")
     builder = {"takes2011": takes_report, "kife2011": kife_report}[paper]
     text = builder(results, configs, root)
-    text += "\n" + readings_section(paper, results, configs)  # cell verdicts, readings, differing cells
+    summary, cells = readings_section(paper, results, configs)  # cell verdicts, readings, differing cells
+    title, _, rest = text.partition("\n")
+    text = f"{title}\n\n{summary}\n{rest.lstrip(chr(10))}\n{cells}"
     out = results / "REPORT.md"
     out.write_text(text)
     return out
