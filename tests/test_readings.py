@@ -265,3 +265,31 @@ def test_adapter_sections_on_committed_results(paper: str) -> None:
     assert n and int(n.group(1)) == int(m.group(2)) - int(m.group(1))  # every differing cell is classified
     assert sum(map(int, n.groups()[1:])) == int(n.group(1))
     assert "## Alternative readings and the differing cells" in body and "### Readings" in body
+
+
+def test_figure_reading_uses_only_the_mapped_dataset(df: pd.DataFrame) -> None:
+    # a figure reading whose experiment holds the default's dataset and a variant: only the variant is read
+    rows = pd.concat(
+        [
+            _rows("fig_default", "a", 0.20),
+            _rows("variants", "a", 0.50),  # the default's dataset in the reading's experiment: not read
+            _rows("variants", "a", 0.30, dataset="toy_raw"),
+        ],
+        ignore_index=True,
+    )
+    values = {
+        "figures": [{"id": "figZ", "experiment": "fig_default"}],
+        "readings": [
+            {
+                "id": "raw",
+                "figure": "figZ",
+                "experiment": "variants",
+                "datasets": {"toy": "toy_raw"},
+                "label": "raw",
+                "changes": "the scaling",
+            }
+        ],
+    }
+    rep = ReadingsReport(values, rows, {})
+    text = "\n".join(rep.section())
+    assert "| toy | a | 5 | 20.0 ± 0.6 (n = 30) | 30.0 ± 0.6 (n = 30) | +10.0 |" in text

@@ -730,10 +730,10 @@ class ReadingsReport:
         rd = rd[keep].copy()
         if len(rd):
             rd["selector"] = [inv_sel.get(a, inv_sel.get(b)) for a, b in zip(rd["_label"], rd["selector"])]
-            inv_ds = {v: k for k, v in r.datasets.items()}
-            rd["dataset"] = rd["dataset"].map(lambda x: inv_ds.get(x, x))
-            if r.datasets:
-                rd = rd[rd["dataset"].isin(set(r.datasets))]
+            if r.datasets:  # only the reading's datasets, named as the default's
+                inv_ds = {v: k for k, v in r.datasets.items()}
+                rd = rd[rd["dataset"].isin(set(inv_ds))].copy()
+                rd["dataset"] = rd["dataset"].map(inv_ds)
             rd["experiment"] = default
             rd = rd.drop(columns="_label")
         d = d[d["selector"].isin(set(methods))]
