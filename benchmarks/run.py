@@ -17,7 +17,8 @@ Four measurements, each printed with its target (PASS/MISS) and written to ``ben
     n_features_to_select=1)`` on the same z-scored Weston linear toy; the two rankings must be
     identical. Target: time ratio ≤ 1.0.
 
-``RESULTS.md`` is rendered from every JSON file present. Timing protocol: :mod:`benchmarks.timing`.
+``RESULTS.md`` is rendered from every JSON file present, with (d), the scaling benchmark of
+:mod:`benchmarks.scale` (its own entry point). Timing protocol: :mod:`benchmarks.timing`.
 Data: the Weston linear toy (:mod:`fsbench.data.synthetic`, ``n_features = D``), z-scored.
 
 Options: ``--out DIR``, ``--only a,b,c``, ``--repeats N``, ``--tiny`` (seconds-long smoke sizes for the
@@ -342,6 +343,9 @@ def render_markdown(out: Path) -> str:
                 f"| {r['N']} | {r['D']} | {r['fsbench_s']:.3f} | {r['sklearn_s']:.3f} | {r['ratio']:.2f}× | "
                 f"{'yes' if r['same_ranking'] else 'NO (' + str(r['n_rank_differences']) + ' differ)'} |",
             ]
+    from benchmarks.scale import render_section
+
+    lines += render_section(out)  # (d), written by `python -m benchmarks.scale`
     return "\n".join(lines) + "\n"
 
 

@@ -79,3 +79,19 @@ def test_bench_runs_on_tiny_sizes(tmp_path, capsys):
     assert c["case"]["same_ranking"]
     md = (tmp_path / "RESULTS.md").read_text()
     assert "## (a)" in md and "## (b)" in md and "## (c)" in md
+
+
+def test_scale_bench_runs_on_tiny_sizes(tmp_path, capsys):
+    from benchmarks import scale
+
+    assert scale.main(["--tiny", "--out", str(tmp_path)]) == 0
+    doc = json.loads((tmp_path / scale.FILES["tiny"]).read_text())
+    paths = {(r["path"], r["N"]): r for r in doc["cases"]}
+    assert set(paths) == {(p, n) for p in ("dense", "blocked") for n in scale.TINY_GRID}
+    for (path, _), r in paths.items():
+        assert r["gram_path"] == path  # the tiny budget forces the blocked path at every tiny N
+        assert r["peak_rss_bytes"] >= r["rss_data_bytes"] > 0
+        assert r["iteration_s"] > 0 and r["floor_iteration_s"] > 0 and r["fit_n_iter"] == r["fit_iters"]
+    assert set(doc["exponents"]) == {"dense", "blocked"} and doc["verdict"] == "NOT MEASURED"
+    md = (tmp_path / "RESULTS.md").read_text()
+    assert "## (d)" in md and "| blocked | 700 |" in md

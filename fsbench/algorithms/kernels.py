@@ -301,47 +301,50 @@ class Kernel:
         if Z is None:
             n = X.shape[0]
             return self.gram_block(self.scaled(X, w), slice(0, n), slice(0, n))
-        Xw = X if w is None else X * w
-        Zw = Z if w is None else Z * w
-        return self._gram_core(Xw, Zw, self._sq_norms(Xw), self._sq_norms(Zw), diagonal=False)
+        left, _ = self._operands(X if w is None else X * w)
+        _, right = self._operands(Z if w is None else Z * w)
+        return self._from_product(left @ right.T, diagonal=False)
 
-    def _sq_norms(self, Xw: np.ndarray) -> np.ndarray | None:
-        r""":math:`\gamma\lVert x_i\rVert^2` per row (RBF only; the other kernels need none)."""
+    def _operands(self, Xw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        r"""Row operands (L, R) whose product :math:`L_A R_B^\top` is the kernel's inner statistic.
+
+        Linear and polynomial: :math:`\langle a, b\rangle` (L = R = the rows). RBF:
+        :math:`-\gamma\lVert a-b\rVert^2 = 2\gamma\langle a,b\rangle - \gamma\lVert a\rVert^2
+        - \gamma\lVert b\rVert^2` as ONE GEMM of rows extended by two columns,
+        :math:`[2\gamma a, -\gamma\lVert a\rVert^2, -1]\cdot[b, 1, \gamma\lVert b\rVert^2]^\top`:
+        every pass over an N×N output counts when D is small, the two columns cost 2/D of the GEMM.
+        """
         if self.name != "rbf":
-            return None
-        return self._gamma() * np.einsum("ij,ij->i", Xw, Xw)
+            return Xw, Xw
+        g = self._gamma()
+        sq = g * np.einsum("ij,ij->i", Xw, Xw)
+        ones = np.ones((Xw.shape[0], 1))
+        return np.hstack((2.0 * g * Xw, -sq[:, None], -ones)), np.hstack((Xw, ones, sq[:, None]))
 
-    def _gram_core(
-        self, Aw: np.ndarray, Bw: np.ndarray, aa: np.ndarray | None, bb: np.ndarray | None, diagonal: bool
-    ) -> np.ndarray:
-        """:math:`k(a_i, b_j)` of scaled rows; ``diagonal``: ``Aw`` and ``Bw`` are the same rows (square)."""
+    def _from_product(self, S: np.ndarray, diagonal: bool) -> np.ndarray:
+        """Kernel values from the product ``S`` of :meth:`_operands` (in place).
+
+        ``diagonal``: ``S`` is a square block of the same rows, whose diagonal is made exact.
+        """
         if self.name == "linear":
-            return Aw @ Bw.T
+            return S
         if self.name == "rbf":
-            # -γ‖a−b‖² = 2γ⟨a,b⟩ − γ‖a‖² − γ‖b‖² as ONE GEMM of the rows extended by two columns,
-            # [2γa, −γ‖a‖², −1]·[b, 1, γ‖b‖²]ᵀ: each pass over the output counts when D is small, the
-            # two extra columns cost 2/D of the GEMM. Round-off above 0 is clipped, the diagonal is exactly 1.
-            ones_a, ones_b = np.ones((Aw.shape[0], 1)), np.ones((Bw.shape[0], 1))
-            K = (
-                np.hstack((2.0 * self._gamma() * Aw, -aa[:, None], -ones_a))
-                @ np.hstack((Bw, ones_b, bb[:, None])).T
-            )
-            np.minimum(K, 0.0, out=K)
+            np.minimum(S, 0.0, out=S)  # round-off above 0 is clipped, the diagonal is exactly 1
             if diagonal:
-                np.fill_diagonal(K, 0.0)
-            return np.exp(K, out=K)
-        K = Aw @ Bw.T
-        K *= self.scale
-        K += self.offset
-        return np.power(K, self.degree, out=K)
+                np.fill_diagonal(S, 0.0)
+            return np.exp(S, out=S)
+        S *= self.scale
+        S += self.offset
+        return np.power(S, self.degree, out=S)
 
     # ------------------------------------------------------------------ blocks of K_w
     def scaled(self, X: np.ndarray, w: np.ndarray | None = None) -> ScaledData:
         """What every block of :math:`K_w` needs, computed once per ``w`` in O(N·D) (:class:`ScaledData`)."""
         w = np.ones(X.shape[1]) if w is None else np.asarray(w, dtype=float)
         Xw = X * w
-        sq = self._sq_norms(Xw)
-        return ScaledData(X=X, w=w, Xw=Xw, sq=sq, X2=X * X if self.name == "rbf" else None)
+        left, right = self._operands(Xw)
+        X2 = X * X if self.name == "rbf" else None
+        return ScaledData(X=X, w=w, Xw=Xw, left=left, right=right, X2=X2)
 
     def gram_block(self, data: ScaledData, rows: slice, cols: slice) -> np.ndarray:
         """Block ``K_w[rows, cols]`` of the scaled Gram matrix of ``data.X`` (a new C-ordered array).
@@ -349,14 +352,7 @@ class Kernel:
         ``rows == cols`` marks a diagonal block, whose diagonal is exact (RBF: 1). ``gram(X, w=w)`` is
         the one block ``rows = cols = slice(0, N)``.
         """
-        sq = data.sq
-        return self._gram_core(
-            data.Xw[rows],
-            data.Xw[cols],
-            None if sq is None else sq[rows],
-            None if sq is None else sq[cols],
-            diagonal=rows == cols,
-        )
+        return self._from_product(data.left[rows] @ data.right[cols].T, diagonal=rows == cols)
 
     def diag(self, X: np.ndarray, w: np.ndarray | None = None) -> np.ndarray:
         """:math:`k_w(x_i, x_i)` without forming the Gram matrix."""
@@ -438,7 +434,7 @@ class Kernel:
             t -= 2.0 * _quad_forms(Xr, P, Xc)
             return -2.0 * self._gamma() * w * t
         # polynomial: ∂K/∂w_d = δ·base^{δ-1}·s·2 w_d x_d z_d, base = offset + scale·⟨w∘x, w∘z⟩
-        base = data.Xw[rows] @ data.Xw[cols].T
+        base = data.left[rows] @ data.right[cols].T
         base *= self.scale
         base += self.offset
         np.power(base, self.degree - 1, out=base)
@@ -454,14 +450,16 @@ class ScaledData:
     Attributes
     ----------
     X : (N, D) unscaled data; w : (D,) scale factors; Xw : :math:`X\circ w`.
-    sq : :math:`\gamma\lVert w\circ x_i\rVert^2` per row (RBF), else None.
+    left, right : the row operands of ``Kernel._operands`` (a Gram block is a function of
+        ``left[rows] @ right[cols].T``).
     X2 : :math:`X\circ X` (RBF, for :meth:`Kernel.scale_gradient_block`), else None.
     """
 
     X: np.ndarray
     w: np.ndarray
     Xw: np.ndarray
-    sq: np.ndarray | None
+    left: np.ndarray
+    right: np.ndarray
     X2: np.ndarray | None
 
 
