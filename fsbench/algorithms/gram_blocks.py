@@ -60,9 +60,11 @@ DEFAULT_MEMORY_LIMIT = "1GiB"
 N_TEMPORARIES = {"linear": 2, "rbf": 2, "poly": 3}
 
 #: Block shape of the blocked path (rows × columns). 128 × 2048 float64 = 2 MiB per array: the
-#: elementwise passes over a block stay in cache, the GEMMs stay efficient (inner dimension D or
-#: 2048), and the Python overhead per block (~20 NumPy calls) is a few per cent. Chosen by timing one
-#: value + gradient pass at N = 10,000, D = 50 on the development machine (``python -m benchmarks.scale``).
+#: elementwise passes over a block stay in cache (in L3; a pass over an N×N array in memory costs 2–4×
+#: more per entry), the GEMMs stay efficient (inner dimension D or 2048), and the Python overhead per
+#: block (~20 NumPy calls) is a few per cent. Timed for one value + gradient pass of SAS (RBF) at
+#: N = 10,000, D = 50 on the development machine: 128×1024, 128×2048, 256×2048, 128×4096 and 512×512
+#: within 5 % of each other, 64×2048 15 % slower.
 TILE_ROWS = 128
 TILE_COLS = 2048
 
