@@ -55,8 +55,9 @@ class ScaledKernelAscent(BaseSelector):
         or a string with a unit (``"512MB"``, ``"2GB"``, ``"1GiB"``;
         :func:`~fsbench.algorithms.gram_blocks.parse_memory_limit`); None = no limit. Within it the
         Gram matrix is formed whole (dense path), otherwise in blocks (O(block + N·D) memory, the
-        same criterion, gradient and ranking up to round-off). The default keeps the dense path up
-        to N ≈ 8,000 (linear, RBF) and two such fits within a few GB on a shared machine.
+        same criterion, gradient and ranking up to round-off; the median width rule likewise). A few
+        N×D copies of the data come on top. The default keeps the dense path up to N ≈ 8,000
+        (linear, RBF) and two such fits within a few GB on a shared machine.
     n_jobs : int or None, default 1
         Threads over the blocks (blocked path only; -1 = every core). The default keeps one thread,
         as fsbench's runner gives every task one BLAS thread.
