@@ -8,13 +8,14 @@ JOBS   ?= 2
 export FSBENCH_DATA_DIR ?= $(if $(wildcard ../shared/datasets),$(abspath ../shared/datasets),)
 export MPLBACKEND := Agg
 
-.PHONY: help install demo test test-fast lint format bench reproduce-quick reproduce-all clean
+.PHONY: help install demo test test-fast lint format bench bench-scale reproduce-quick reproduce-all clean
 
 help:
 	@echo "make demo            venv + install + run the Weston nonlinear toy (5 repeats) + plot"
 	@echo "make test            venv + dev deps + the whole test suite"
 	@echo "make lint            ruff check + ruff format --check"
-	@echo "make bench           speed benchmarks -> benchmarks/results/"
+	@echo "make bench           speed benchmarks -> benchmarks/results/ (scaling benchmark up to N = 5,000)"
+	@echo "make bench-scale     scaling benchmark, full grid up to N = 50,000 (~10 min)"
 	@echo "make reproduce-quick every Ramona config, 3 repeats, coarse grids, without FSPP, into results/quick/"
 	@echo "make reproduce-all   every paper figure and table with the paper's repeats"
 
@@ -48,6 +49,10 @@ format: install
 
 bench: install
 	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(BIN)/python -m benchmarks.run
+	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(BIN)/python -m benchmarks.scale --quick
+
+bench-scale: install
+	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(BIN)/python -m benchmarks.scale
 
 # --- Reproductions: one target per YAML file under configs/<paper>/ (experiments run by `fsbench run`,
 # diagnostics — files with a `diagnostic:` key — by `fsbench diagnose`), derived from the files themselves:

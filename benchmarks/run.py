@@ -4,8 +4,9 @@ Four measurements, each printed with its target (PASS/MISS) and written to ``ben
 
 (a) ``a_sas_vs_reference.json`` — one SAS iteration with the RBF kernel (the scaled Gram matrix, the
     alignment and its derivative, and the D scale-factor derivatives: what one accepted ascent step
-    costs) through fsbench's internals (``Kernel.gram`` → ``SAS._criterion`` → ``Kernel.scale_gradient``,
-    exactly the calls of ``ScaledKernelAscent._fit``), against :func:`benchmarks.reference.sas_iteration`
+    costs) through fsbench's internals on the dense path (``BlockedGram.at`` → ``SAS._criterion`` →
+    ``BlockedGram.gradient``, exactly the calls of ``ScaledKernelAscent._fit``), against
+    :func:`benchmarks.reference.sas_iteration`
     (one N×N derivative matrix per feature). Target: ≥ 20× at N = 1000, D = 200. As a cross-check,
     ``(fit(max_iter=10, tol=0) − fit(max_iter=0)) / n_iter_`` of a full ``SAS`` fit is reported too; it
     includes the Armijo trial steps (``grams_per_iter`` Gram matrices per accepted step).
@@ -16,7 +17,8 @@ Four measurements, each printed with its target (PASS/MISS) and written to ``ben
     n_features_to_select=1)`` on the same z-scored Weston linear toy; the two rankings must be
     identical. Target: time ratio ≤ 1.0.
 
-``RESULTS.md`` is rendered from every JSON file present. Timing protocol: :mod:`benchmarks.timing`.
+``RESULTS.md`` is rendered from every JSON file present, with (d), the scaling benchmark of
+:mod:`benchmarks.scale` (its own entry point). Timing protocol: :mod:`benchmarks.timing`.
 Data: the Weston linear toy (:mod:`fsbench.data.synthetic`, ``n_features = D``), z-scored.
 
 Options: ``--out DIR``, ``--only a,b,c``, ``--repeats N``, ``--tiny`` (seconds-long smoke sizes for the
@@ -31,6 +33,7 @@ import json
 import re
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -77,9 +80,9 @@ def _counting_sas():
     class CountingSAS(SAS):
         """SAS that counts criterion evaluations (= Gram matrices: the start plus every trial step)."""
 
-        def _criterion(self, K, T):
+        def _criterion(self, stats):
             self.n_criterion_ = getattr(self, "n_criterion_", 0) + 1
-            return super()._criterion(K, T)
+            return super()._criterion(stats)
 
     return CountingSAS
 
@@ -90,16 +93,16 @@ def sas_case(N: int, D: int, repeats: int, seed: int = 0) -> dict[str, object]:
 
     X, y = weston_data(N, D, seed)
     y01 = (y > 0).astype(int)
-    sel = SAS(kernel="rbf", gamma="median")
-    kern = sel._kernel(X)  # the median width, resolved on X as in a fit
-    T = sel._target(y01)
-    sel._prepare(kern, X, y01, T)  # what ScaledKernelAscent._fit does once before the ascent
+    sel = SAS(kernel="rbf", gamma="median", memory_limit=None)  # the dense path
+    gram = sel._gram(X, y01)  # the median width, resolved on X as in a fit
+    kern = gram.kernel
+    sel._prepare(gram)  # what ScaledKernelAscent._fit does once before the ascent
     w = np.random.default_rng(seed + 1).uniform(0.5, 1.5, D)
 
     def fsbench_iteration():
-        K = kern.gram(X, w=w)
-        _, M = sel._criterion(K, T)
-        return kern.scale_gradient(X, M, K, w)
+        point = gram.at(w)
+        _, weights = sel._criterion(point.stats)
+        return gram.gradient(point, weights)
 
     T_ref = reference.vert_target(y01)
     CountingSAS = _counting_sas()
@@ -111,15 +114,20 @@ def sas_case(N: int, D: int, repeats: int, seed: int = 0) -> dict[str, object]:
 
         return run
 
-    K0 = kern.gram(X, w=w)
-    _, M0 = sel._criterion(K0, T)
+    point0 = gram.at(w)
+    _, weights0 = sel._criterion(point0.stats)
+    K0 = point0.K
+
+    def gradient_pass():  # with the value pass's Gram matrix, as after an accepted step
+        return gram.gradient(replace(point0, K=K0), weights0)
+
     floor = reference.floor_ops(N, D, np.random.default_rng(seed + 2))
     fns = {
         "fsbench_iteration": fsbench_iteration,
         # the three parts of the iteration, for the profile in (b)
         "gram": lambda: kern.gram(X, w=w),
-        "criterion": lambda: sel._criterion(K0, T),
-        "scale_gradient": lambda: kern.scale_gradient(X, M0, K0, w),
+        "criterion": lambda: gram.at(w),
+        "scale_gradient": gradient_pass,
         "reference_iteration": lambda: reference.sas_iteration(X, T_ref, w, kern.gamma),
         "exp_NxN": floor["exp_NxN"],
         "gemm_NxNxD": floor["gemm_NxNxD"],
@@ -156,7 +164,8 @@ def sas_case(N: int, D: int, repeats: int, seed: int = 0) -> dict[str, object]:
         "gemm_NxNxD_s": t["gemm_NxNxD"].median,
         "gemm_gflops": 2.0 * N * N * D / t["gemm_NxNxD"].median / 1e9,
         "gram_s": t["gram"].median,
-        "criterion_s": t["criterion"].median,
+        # the value pass (Gram matrix + reductions + alignment) minus the Gram matrix
+        "criterion_s": max(t["criterion"].median - t["gram"].median, 0.0),
         "scale_gradient_s": t["scale_gradient"].median,
         "iteration_page_faults": t["fsbench_iteration"].as_dict()["median_page_faults"],
         "fit_per_iteration_s": fit_per_iter,
@@ -286,7 +295,9 @@ def render_markdown(out: Path) -> str:
             f"**{b['verdict']}**",
             "",
             "Same runs as (a). GEMM = `A @ B.T` with distinct (N, D) operands (general dgemm, 2·N²·D flops). "
-            "The last columns split the fsbench iteration into its three calls (timed separately) and give "
+            "The last columns split the fsbench iteration into its parts (timed separately: the Gram "
+            "matrix, the rest of the value pass — the reductions ⟨K, K*⟩, ‖K‖² and the alignment — and "
+            "the gradient pass, M and its contraction) and give "
             "its minor page faults (first touches of fresh 4 KiB pages of N×N temporaries). "
             "Times: median CPU ms.",
             "",
@@ -305,9 +316,9 @@ def render_markdown(out: Path) -> str:
         lines += [
             "",
             "The floor counts the exp and the GEMMs only. Besides them, an fsbench iteration makes about "
-            "fifteen memory-bound elementwise passes over N×N arrays: `sq_distances` and the `exp` "
-            "argument in `Kernel.gram`, ‖T‖ and the two terms of M in `alignment`, `P = M∘K` and its row and "
-            "column sums in `Kernel.scale_gradient`. It also allocates several fresh N×N temporaries per "
+            "ten memory-bound elementwise passes over N×N arrays: the clip of the `exp` argument in "
+            "`Kernel.gram`, the class sums and ‖K‖² of the value pass, the two terms of M, `P = M∘K` and its "
+            "row and column sums in the gradient pass. It also allocates fresh N×N temporaries per "
             "call (the page-faults column). With D = 200 the GEMMs dominate and the iteration is close to "
             "the floor. With D = 30 they are cheap (2·N²·30 flops), so the elementwise passes set the time.",
         ]
@@ -332,6 +343,9 @@ def render_markdown(out: Path) -> str:
                 f"| {r['N']} | {r['D']} | {r['fsbench_s']:.3f} | {r['sklearn_s']:.3f} | {r['ratio']:.2f}× | "
                 f"{'yes' if r['same_ranking'] else 'NO (' + str(r['n_rank_differences']) + ' differ)'} |",
             ]
+    from benchmarks.scale import render_section
+
+    lines += render_section(out)  # (d), written by `python -m benchmarks.scale`
     return "\n".join(lines) + "\n"
 
 

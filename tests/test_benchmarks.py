@@ -38,7 +38,9 @@ def test_reference_iteration_matches_fsbench_gradient(n_classes):
 
 def test_reference_target_is_fsbench_target():
     y = np.array([0, 1, 2, 1, 0])
-    np.testing.assert_array_equal(reference.vert_target(y), SAS(target="vert")._target(y))
+    from fsbench.algorithms.targets import class_target
+
+    np.testing.assert_array_equal(reference.vert_target(y), class_target(y, "vert"))
 
 
 def test_floor_ops_shapes():
@@ -77,3 +79,19 @@ def test_bench_runs_on_tiny_sizes(tmp_path, capsys):
     assert c["case"]["same_ranking"]
     md = (tmp_path / "RESULTS.md").read_text()
     assert "## (a)" in md and "## (b)" in md and "## (c)" in md
+
+
+def test_scale_bench_runs_on_tiny_sizes(tmp_path, capsys):
+    from benchmarks import scale
+
+    assert scale.main(["--tiny", "--out", str(tmp_path)]) == 0
+    doc = json.loads((tmp_path / scale.FILES["tiny"]).read_text())
+    paths = {(r["path"], r["N"]): r for r in doc["cases"]}
+    assert set(paths) == {(p, n) for p in ("dense", "blocked") for n in scale.TINY_GRID}
+    for (path, _), r in paths.items():
+        assert r["gram_path"] == path  # the tiny budget forces the blocked path at every tiny N
+        assert r["peak_rss_bytes"] >= r["rss_data_bytes"] > 0
+        assert r["iteration_s"] > 0 and r["floor_iteration_s"] > 0 and r["fit_n_iter"] == r["fit_iters"]
+    assert set(doc["exponents"]) == {"dense", "blocked"} and doc["verdict"] == "NOT MEASURED"
+    md = (tmp_path / "RESULTS.md").read_text()
+    assert "## (d)" in md and "| blocked | 700 |" in md

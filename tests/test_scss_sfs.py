@@ -5,6 +5,7 @@ import warnings
 
 import numpy as np
 import pytest
+from gradient_helpers import fd_check as _fd_check
 from sklearn.exceptions import ConvergenceWarning
 
 from fsbench.algorithms.alignment import SAS, SFS
@@ -14,20 +15,6 @@ from fsbench.algorithms.targets import class_target
 from fsbench.data import open_dataset
 
 rng = np.random.default_rng(7)
-
-
-def _fd_check(sel, X, y, w, rtol=1e-5):
-    f, g = sel.criterion(X, y, w)
-    h = 1e-6
-    fd = np.array(
-        [
-            (sel.criterion(X, y, w + h * e)[0] - sel.criterion(X, y, w - h * e)[0]) / (2 * h)
-            for e in np.eye(w.size)
-        ]
-    )
-    assert np.all(np.isfinite(g)) and np.abs(g).max() > 0
-    np.testing.assert_allclose(g, fd, rtol=rtol, atol=1e-8 * np.abs(g).max())
-    return f
 
 
 @pytest.mark.parametrize("kernel", ["linear", "rbf", "poly"])

@@ -13,6 +13,12 @@ ascent from 1 and ranks by :math:`|w_d|`. The target is Vert's multiclass kernel
 (eq. 6); it only fixes the starting point, so ``gamma`` defaults to the median heuristic on the
 training split (with an arbitrary γ the Gram matrix of unscaled data is ≈ I and the gradient
 vanishes).
+
+Both criteria are functions of the reductions :math:`\langle K, K^*\rangle_F` and
+:math:`\lVert K\rVert_F^2` (the target is a class-pair table, :mod:`fsbench.algorithms.targets`), so
+they are evaluated block by block within ``memory_limit``
+(:mod:`fsbench.algorithms.gram_blocks`): the scalars of :func:`alignment_terms` combine the
+reductions into the value and into the weights of :math:`K^*` and K in :math:`\partial A/\partial K`.
 """
 
 from __future__ import annotations
@@ -23,11 +29,17 @@ from numbers import Integral, Real
 import numpy as np
 from scipy.linalg.blas import daxpy as _axpy
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import Interval, InvalidParameterError, StrOptions
+from sklearn.utils._param_validation import Interval, InvalidParameterError, Options, StrOptions
 
+from fsbench.algorithms.gram_blocks import (
+    DEFAULT_MEMORY_LIMIT,
+    GradientWeights,
+    GramStats,
+    parse_memory_limit,
+)
 from fsbench.algorithms.kernels import parse_gamma
 from fsbench.algorithms.scaled import ScaledKernelAscent
-from fsbench.algorithms.targets import class_target
+from fsbench.algorithms.targets import class_table_norm, class_target_table
 
 
 class SAS(ScaledKernelAscent):
@@ -47,10 +59,18 @@ class SAS(ScaledKernelAscent):
         Norm of the first trial step in scale-factor space (Armijo backtracking afterwards).
     target : {"vert", "uneven"}, default "vert"
     n_features_to_select : int, float or None
+    memory_limit : int, float, str or None, default "1GiB"
+        Budget for the N×N-sized temporaries (bytes, or e.g. ``"512MB"``, ``"2GiB"``; None = no
+        limit): the Gram matrix is formed whole if it fits, else block by block with the same result
+        up to round-off (:class:`~fsbench.algorithms.scaled.ScaledKernelAscent`).
+    n_jobs : int or None, default 1
+        Threads over the blocks (blocked path only; -1 = every core).
 
     Attributes
     ----------
     ranking_, scores_ (= |w|), scale_factors_, criterion_ (final alignment), n_iter_, converged_
+    gram_path_ : {"dense", "blocked"}; block_rows_, block_cols_ : int
+        How the Gram matrix was walked (``memory_limit``).
     """
 
     description = "scaled kernel-target alignment: gradient ascent on scale factors (multiclass)"
@@ -74,6 +94,9 @@ class SAS(ScaledKernelAscent):
             Interval(Real, 0, 1, closed="neither"),
             None,
         ],
+        # bytes or a string with a unit ("512MB"): checked by gram_blocks.parse_memory_limit
+        "memory_limit": [Interval(Real, 1, None, closed="left"), str, None],
+        "n_jobs": [Interval(Integral, 1, None, closed="left"), Options(Integral, {-1}), None],
     }
 
     def __init__(
@@ -88,6 +111,8 @@ class SAS(ScaledKernelAscent):
         step_size: float = 1.0,
         target: str = "vert",
         n_features_to_select: int | float | None = None,
+        memory_limit: int | float | str | None = DEFAULT_MEMORY_LIMIT,
+        n_jobs: int | None = 1,
     ):
         super().__init__(
             kernel=kernel,
@@ -99,6 +124,8 @@ class SAS(ScaledKernelAscent):
             tol=tol,
             step_size=step_size,
             n_features_to_select=n_features_to_select,
+            memory_limit=memory_limit,
+            n_jobs=n_jobs,
         )
         self.target = target
 
@@ -126,40 +153,61 @@ class SAS(ScaledKernelAscent):
                 raise InvalidParameterError(
                     f"The 'gamma' parameter of {type(self).__name__}: {exc}"
                 ) from None
+        try:
+            parse_memory_limit(self.memory_limit)
+        except ValueError as exc:
+            raise InvalidParameterError(
+                f"The 'memory_limit' parameter of {type(self).__name__}: {exc}"
+            ) from None
 
-    def _target(self, y):
-        return class_target(y, self.target)
+    _needs_sq_norm = True
 
-    def _prepare(self, kern, X, y, T):
-        self.target_norm_ = float(np.linalg.norm(T))  # fixed during the ascent: computed once
+    def _prepare(self, gram):
+        # the target as a class-pair table and its norm: fixed during the ascent, computed once
+        self.target_table_ = class_target_table(gram.counts, self.target)
+        self.target_norm_ = class_table_norm(self.target_table_, gram.counts)
 
-    def _criterion(self, K, T):
-        return alignment(K, T, self.target_norm_)
+    def _criterion(self, stats: GramStats) -> tuple[float, GradientWeights]:
+        a, c_target, c_gram = alignment_terms(
+            stats.inner(self.target_table_), stats.sq_norm, self.target_norm_
+        )
+        return a, GradientWeights(table=c_target * self.target_table_, gram=c_gram)
+
+
+def alignment_terms(kt: float, kk: float, target_norm: float) -> tuple[float, float, float]:
+    r"""Alignment from its reductions, and the weights of :math:`\partial A/\partial K = c_T K^* + c_K K`.
+
+    With :math:`\langle K,K^*\rangle = ` ``kt``, :math:`\lVert K\rVert^2 = ` ``kk`` and
+    :math:`\lVert K^*\rVert = ` ``target_norm``: :math:`A = kt/(\lVert K\rVert\lVert K^*\rVert)`,
+    :math:`c_T = 1/(\lVert K\rVert\lVert K^*\rVert)`, :math:`c_K = -A/\lVert K\rVert^2`
+    (all 0 when a norm is 0).
+
+    Returns
+    -------
+    (A, c_T, c_K)
+    """
+    nk = float(np.sqrt(kk))
+    nt = float(target_norm)
+    if nk == 0.0 or nt == 0.0:
+        return 0.0, 0.0, 0.0
+    a = kt / (nk * nt)
+    return a, 1.0 / (nk * nt), -a / kk
 
 
 def alignment(K: np.ndarray, T: np.ndarray, target_norm: float | None = None) -> tuple[float, np.ndarray]:
-    """Kernel-target alignment and its derivative with respect to the entries of ``K``.
+    r"""Kernel-target alignment and its derivative with respect to the entries of ``K`` (dense matrices).
 
-    ``target_norm`` (:math:`\\lVert T\rVert_F`) may be passed when it is fixed across calls.
+    ``target_norm`` (:math:`\lVert T\rVert_F`) may be passed when it is fixed across calls. The
+    formulas are :func:`alignment_terms`.
     """
-    kt = float(np.vdot(K, T))
-    nk = float(np.linalg.norm(K))
     nt = float(np.linalg.norm(T)) if target_norm is None else float(target_norm)
-    if nk == 0.0 or nt == 0.0:
-        return 0.0, np.zeros_like(K)
-    a = kt / (nk * nt)
-    M = np.multiply(K, -a / (nk * nk))
-    c = 1.0 / (nk * nt)
+    a, c_target, c_gram = alignment_terms(float(np.vdot(K, T)), float(np.vdot(K, K)), nt)
+    M = np.multiply(K, c_gram)
     if M.flags.c_contiguous and T.flags.c_contiguous and T.dtype == np.float64:
-        _axpy(T.ravel(), M.ravel(), a=c)  # M += c·T in place (BLAS), without an N×N temporary
+        _axpy(T.ravel(), M.ravel(), a=c_target)  # M += c_T·T in place (BLAS), without an N×N temporary
     else:
-        M += c * T
+        M += c_target * T
     return a, M
-
-
-def frobenius(K: np.ndarray, T: np.ndarray) -> tuple[float, np.ndarray]:
-    """Frobenius criterion :math:`\\langle K, T\\rangle_F` and its derivative (``T``) w.r.t. ``K``."""
-    return float(np.vdot(K, T)), T
 
 
 class SFS(SAS):
@@ -200,6 +248,10 @@ class SFS(SAS):
     target : {"vert", "uneven"}, default "vert"
         Vert's multiclass target (:math:`yy^\top` for two classes) or the uneven-class target.
     n_features_to_select : int, float or None
+    memory_limit : int, float, str or None, default "1GiB"
+    n_jobs : int or None, default 1
+        As in :class:`SAS` (block-wise evaluation of :math:`\langle K, K^*\rangle_F` when the Gram
+        matrix does not fit in ``memory_limit``).
 
     Attributes
     ----------
@@ -221,6 +273,8 @@ class SFS(SAS):
         step_size: float = 1.0,
         target: str = "vert",
         n_features_to_select: int | float | None = None,
+        memory_limit: int | float | str | None = DEFAULT_MEMORY_LIMIT,
+        n_jobs: int | None = 1,
     ):
         super().__init__(
             kernel=kernel,
@@ -233,6 +287,8 @@ class SFS(SAS):
             step_size=step_size,
             target=target,
             n_features_to_select=n_features_to_select,
+            memory_limit=memory_limit,
+            n_jobs=n_jobs,
         )
 
     supported_kernels = ("rbf", "poly")
@@ -253,8 +309,10 @@ class SFS(SAS):
             raise ValueError(self._LINEAR_MSG)
         return kern
 
-    def _criterion(self, K, T):
-        return frobenius(K, T)
+    _needs_sq_norm = False
+
+    def _criterion(self, stats: GramStats) -> tuple[float, GradientWeights]:
+        return stats.inner(self.target_table_), GradientWeights(table=self.target_table_)
 
     def _fit(self, X, y):
         # A polynomial SFS run diverges until the Gram matrix overflows; that end is expected and

@@ -4,18 +4,24 @@ r"""Shared machinery for selectors that optimise the scale factors of a scaled k
 the scale factors ``w`` by gradient ascent from :math:`w = \mathbf 1` and ranks the features by
 :math:`|w_d|` (descending) — the scheme of Ramona et al. 2012, Algorithm 1 (SAS) and §IV-C (SCSS).
 
-A subclass only provides ``_criterion(K, T) -> (f, M)``, the criterion value and the matrix
-:math:`M = \partial f / \partial K` (entrywise); the chain rule
-:math:`\partial f/\partial w_d = \sum_{ij} M_{ij}\,\partial K_{ij}/\partial w_d` is then one call of
-:meth:`fsbench.algorithms.kernels.Kernel.scale_gradient`, which uses one GEMM for all D features.
+A subclass provides the criterion as a function of a few reductions of :math:`K_w` with label
+matrices (:class:`~fsbench.algorithms.gram_blocks.GramStats`): ``_criterion(stats) -> (f, weights)``,
+the value and :math:`M = \partial f / \partial K` (entrywise) as a
+:class:`~fsbench.algorithms.gram_blocks.GradientWeights` combination of a class-pair table, K and I.
+:class:`~fsbench.algorithms.gram_blocks.BlockedGram` evaluates both over blocks of :math:`K_w`; the
+chain rule :math:`\partial f/\partial w_d = \sum_{ij} M_{ij}\,\partial K_{ij}/\partial w_d` is
+:meth:`fsbench.algorithms.kernels.Kernel.scale_gradient_block` summed over the blocks (one GEMM for
+all D features per block). The whole matrix is one block (the *dense path*) when it fits in
+``memory_limit``; otherwise the passes need O(block + N·D) memory and give the same values up to
+round-off.
 
 Step size (the paper gives none — ALGORITHMS.md §12.3 [D]): the first trial step moves ``w`` by
 ``step_size`` in Euclidean norm; Armijo backtracking (sufficient increase
 :math:`f(w+\eta g) \ge f(w) + 10^{-4}\eta\lVert g\rVert^2`, halving η) and doubling η after each
 accepted step. Stop when :math:`|f_n - f_{n-1}| < \text{tol}\cdot\max(1, |f_n|)`, when no step
-increases f, or after ``max_iter`` accepted steps (``converged_ = False``). The Gram matrix of an
-accepted point is reused for its gradient, so an iteration costs one gradient (one N×N×D GEMM)
-plus one Gram matrix per trial step.
+increases f, or after ``max_iter`` accepted steps (``converged_ = False``). A trial step needs only
+the value (one value pass); the gradient is computed at accepted points only (one gradient pass,
+which on the dense path reuses the value pass's Gram matrix).
 """
 
 from __future__ import annotations
@@ -25,13 +31,43 @@ from numbers import Integral, Real
 import numpy as np
 
 from fsbench.algorithms.base import BaseSelector, ranking_from_scores
+from fsbench.algorithms.gram_blocks import (
+    DEFAULT_MEMORY_LIMIT,
+    BlockedGram,
+    GradientWeights,
+    GramStats,
+    median_block,
+    parse_memory_limit,
+    resolve_n_jobs,
+)
 from fsbench.algorithms.kernels import Kernel, make_kernel
 
 _ARMIJO_C = 1e-4
 
 
 class ScaledKernelAscent(BaseSelector):
-    """Base class: gradient ascent of a Gram-matrix criterion over kernel scale factors."""
+    """Base class: gradient ascent of a Gram-matrix criterion over kernel scale factors.
+
+    Parameters shared by the subclasses (besides the kernel and the ascent's):
+
+    memory_limit : int, float, str or None, default "1GiB"
+        Budget in bytes for the N×N-sized temporaries of one criterion evaluation: a number of bytes
+        or a string with a unit (``"512MB"``, ``"2GB"``, ``"1GiB"``;
+        :func:`~fsbench.algorithms.gram_blocks.parse_memory_limit`); None = no limit. Within it the
+        Gram matrix is formed whole (dense path), otherwise in blocks (O(block + N·D) memory, the
+        same criterion, gradient and ranking up to round-off; the median width rule likewise). A few
+        N×D copies of the data come on top. The default keeps the dense path up to N ≈ 8,000
+        (linear, RBF) and two such fits within a few GB on a shared machine.
+    n_jobs : int or None, default 1
+        Threads over the blocks (blocked path only; -1 = every core). The default keeps one thread,
+        as fsbench's runner gives every task one BLAS thread.
+
+    Fitted attributes ``gram_path_`` ("dense" or "blocked"), ``block_rows_`` and ``block_cols_``
+    record the plan (``block_rows_ = block_cols_ = N`` on the dense path).
+    """
+
+    #: Whether the criterion needs ‖K‖²_F (one more pass over each block).
+    _needs_sq_norm = False
 
     def __init__(
         self,
@@ -44,6 +80,8 @@ class ScaledKernelAscent(BaseSelector):
         tol: float = 1e-6,
         step_size: float = 1.0,
         n_features_to_select: int | float | None = None,
+        memory_limit: int | float | str | None = DEFAULT_MEMORY_LIMIT,
+        n_jobs: int | None = 1,
     ):
         self.kernel = kernel
         self.gamma = gamma
@@ -54,16 +92,16 @@ class ScaledKernelAscent(BaseSelector):
         self.tol = tol
         self.step_size = step_size
         self.n_features_to_select = n_features_to_select
+        self.memory_limit = memory_limit
+        self.n_jobs = n_jobs
 
     # -- to implement ----------------------------------------------------------------
-    def _target(self, y: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
+    def _prepare(self, gram: BlockedGram) -> None:  # pragma: no cover - abstract
+        """Run once before the ascent: fix the label tables (and e.g. a regulariser at w = 1)."""
         raise NotImplementedError
 
-    def _criterion(self, K: np.ndarray, T: np.ndarray) -> tuple[float, np.ndarray]:  # pragma: no cover
+    def _criterion(self, stats: GramStats) -> tuple[float, GradientWeights]:  # pragma: no cover
         raise NotImplementedError
-
-    def _prepare(self, kern: Kernel, X: np.ndarray, y: np.ndarray, T: np.ndarray) -> None:
-        """Hook run once before the ascent (e.g. to fix a regulariser at w = 1)."""
 
     # -- shared ----------------------------------------------------------------------
     def _check_params(self) -> None:
@@ -73,39 +111,58 @@ class ScaledKernelAscent(BaseSelector):
             raise ValueError(f"tol must be a non-negative number, got {self.tol!r}")
         if not (isinstance(self.step_size, Real) and self.step_size > 0):
             raise ValueError(f"step_size must be a positive number, got {self.step_size!r}")
+        parse_memory_limit(self.memory_limit)
+        resolve_n_jobs(self.n_jobs)
 
     def _kernel(self, X: np.ndarray) -> Kernel:
+        """The kernel with its width rule resolved on ``X`` (the median rule within ``memory_limit``)."""
+        block = median_block(X.shape[0], parse_memory_limit(self.memory_limit))
         return make_kernel(
             self.kernel, gamma=self.gamma, degree=self.degree, offset=self.offset, scale=self.scale
-        ).resolved(X)
+        ).resolved(X, block)
+
+    def _gram(self, X: np.ndarray, y: np.ndarray) -> BlockedGram:
+        """The evaluator of the criterion's passes on the training data (gamma rule resolved on X)."""
+        return BlockedGram(
+            self._kernel(X),
+            X,
+            y,
+            memory_limit=parse_memory_limit(self.memory_limit),
+            n_jobs=resolve_n_jobs(self.n_jobs),
+            need_sq_norm=self._needs_sq_norm,
+        )
 
     def criterion(self, X: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[float, np.ndarray]:
         """Criterion value and gradient w.r.t. ``w`` at scale factors ``w`` (for tests and tools).
 
-        ``y`` holds class indices 0..C-1; the kernel's gamma rule is resolved on ``X``.
+        ``y`` holds the class labels; the kernel's gamma rule is resolved on ``X``. Dense or blocked
+        as in a fit with the same ``memory_limit``.
         """
-        kern = self._kernel(X)
-        T = self._target(y)
-        self._prepare(kern, X, y, T)
-        K = kern.gram(X, w=w)
-        f, M = self._criterion(K, T)
-        return f, kern.scale_gradient(X, M, K, w)
+        self._check_params()
+        X = np.asarray(X, dtype=float)
+        gram = self._gram(X, y)
+        self._prepare(gram)
+        point = gram.at(np.asarray(w, dtype=float))
+        f, weights = self._criterion(point.stats)
+        return f, gram.gradient(point, weights)
 
     def _fit(self, X, y):
         self._check_params()
-        kern = self._kernel(X)
-        self.kernel_ = kern
-        T = self._target(y)
-        self._prepare(kern, X, y, T)
+        gram = self._gram(X, y)
+        self.kernel_ = gram.kernel
+        self.gram_path_ = gram.plan.path
+        self.block_rows_ = gram.plan.rows
+        self.block_cols_ = gram.plan.cols
+        self._prepare(gram)
         w = np.ones(X.shape[1])
-        K = kern.gram(X, w=w)
-        f, M = self._criterion(K, T)
+        point = gram.at(w)
+        f, weights = self._criterion(point.stats)
         history = [f]
         eta = None
         converged = False
         n_iter = 0
         for _ in range(self.max_iter):
-            g = kern.scale_gradient(X, M, K, w)
+            g = gram.gradient(point, weights)
             gn2 = float(g @ g)
             if not np.isfinite(gn2) or gn2 == 0.0:
                 converged = gn2 == 0.0
@@ -114,10 +171,11 @@ class ScaledKernelAscent(BaseSelector):
                 eta = self.step_size / np.sqrt(gn2)
             while True:
                 w_new = w + eta * g
-                K_new = kern.gram(X, w=w_new)
-                f_new, M_new = self._criterion(K_new, T)
+                trial = gram.at(w_new)
+                f_new, weights_new = self._criterion(trial.stats)
                 if np.isfinite(f_new) and f_new >= f + _ARMIJO_C * eta * gn2:
                     break
+                trial.release()  # dense path: free the rejected Gram matrix before the next trial
                 eta *= 0.5
                 if eta * np.sqrt(gn2) < 1e-12 * max(1.0, np.linalg.norm(w)):
                     f_new = None
@@ -127,12 +185,13 @@ class ScaledKernelAscent(BaseSelector):
                 break
             n_iter += 1
             delta = f_new - f
-            w, K, f, M = w_new, K_new, f_new, M_new
+            w, point, f, weights = w_new, trial, f_new, weights_new
             history.append(f)
             eta *= 2.0
             if abs(delta) < self.tol * max(1.0, abs(f)):
                 converged = True
                 break
+        point.release()
         self.scale_factors_ = w
         self.criterion_ = f
         self.criterion_history_ = np.asarray(history)

@@ -20,6 +20,12 @@ class separability
 
 by gradient ascent over the kernel scale factors (:class:`~fsbench.algorithms.scaled.ScaledKernelAscent`)
 and ranks the features by :math:`|w_d|`. The criterion is multiclass by construction.
+
+L is a class-pair table (:math:`A = \operatorname{diag}(1/n_c)`), so both traces come from the
+reductions :math:`\langle K, L\rangle_F`, :math:`\Sigma(K)` and :math:`\operatorname{tr}K`
+(:func:`scss_terms`), and :math:`\partial\tilde C_K/\partial K` combines L,
+:math:`\mathbf 1\mathbf 1^\top` (one table) and I: the criterion is evaluated block by block within
+``memory_limit`` (:mod:`fsbench.algorithms.gram_blocks`).
 """
 
 from __future__ import annotations
@@ -28,27 +34,50 @@ from numbers import Real
 
 import numpy as np
 
-from fsbench.algorithms.kernels import Kernel
+from fsbench.algorithms.gram_blocks import DEFAULT_MEMORY_LIMIT, BlockedGram, GradientWeights, GramStats
 from fsbench.algorithms.scaled import ScaledKernelAscent
+from fsbench.algorithms.targets import expand_class_table
 
 
 def class_averaging(y: np.ndarray) -> np.ndarray:
     """Class-averaging projector: :math:`L_{ij} = 1/n_c` if :math:`y_i = y_j = c`, else 0.
 
-    With it, :math:`\\Sigma(W) = \\langle K, L\\rangle_F`.
+    With it, :math:`\\Sigma(W) = \\langle K, L\\rangle_F`. Its class-pair table is
+    :math:`\\operatorname{diag}(1/n_c)`.
     """
-    y = np.asarray(y)
-    _, inv, counts = np.unique(y, return_inverse=True, return_counts=True)
-    same = inv[:, None] == inv[None, :]
-    return np.where(same, 1.0 / counts[inv][:, None], 0.0)
+    _, inv, counts = np.unique(np.asarray(y), return_inverse=True, return_counts=True)
+    return expand_class_table(np.diag(1.0 / counts), inv.ravel())
+
+
+def _traces(kl: float, total: float, trace: float, n: int) -> tuple[float, float]:
+    """:math:`(\\operatorname{tr} S_b, \\operatorname{tr} S_w)` from ⟨K, L⟩ = Σ(W), Σ(K) and tr K."""
+    return kl - total / n, trace - kl
 
 
 def scatter_traces(K: np.ndarray, L: np.ndarray) -> tuple[float, float]:
     """:math:`(\\operatorname{tr} S_b, \\operatorname{tr} S_w)` of the Gram matrix ``K`` (eqs. 15–16)."""
-    sw_ = float(np.vdot(K, L))  # Σ(W)
-    trb = sw_ - float(K.sum()) / K.shape[0]
-    trw = float(np.trace(K)) - sw_
-    return trb, trw
+    return _traces(float(np.vdot(K, L)), float(K.sum()), float(np.trace(K)), K.shape[0])
+
+
+def scss_terms(
+    kl: float, total: float, trace: float, n: int, eps: float
+) -> tuple[float, float, float, float]:
+    r"""SCSS criterion from its reductions and the weights of its derivative.
+
+    With :math:`\operatorname{tr}S_b, \operatorname{tr}S_w` from ``kl`` = ⟨K, L⟩, ``total`` = Σ(K),
+    ``trace`` = tr K and :math:`d = \operatorname{tr}S_w + \varepsilon`:
+    :math:`f = \operatorname{tr}S_b/d` and
+    :math:`\partial f/\partial K = c_L L + c_1 \mathbf 1\mathbf 1^\top + c_I I` with
+    :math:`c_L = 1/d + \operatorname{tr}S_b/d^2`, :math:`c_1 = -1/(n d)`,
+    :math:`c_I = -\operatorname{tr}S_b/d^2`.
+
+    Returns
+    -------
+    (f, c_L, c_1, c_I)
+    """
+    trb, trw = _traces(kl, total, trace, n)
+    den = trw + eps
+    return trb / den, 1.0 / den + trb / den**2, -1.0 / (n * den), -trb / den**2
 
 
 class SCSS(ScaledKernelAscent):
@@ -87,12 +116,20 @@ class SCSS(ScaledKernelAscent):
         :math:`\operatorname{tr} S_w(\mathbf 1) = 0` (every class a single point) the reference is
         :math:`\operatorname{tr} K(\mathbf 1)` instead, and ``epsilon`` itself if that is 0 too.
     n_features_to_select : int, float or None
+    memory_limit : int, float, str or None, default "1GiB"
+        Budget for the N×N-sized temporaries (bytes, or e.g. ``"512MB"``, ``"2GiB"``; None = no
+        limit): the Gram matrix is formed whole if it fits, else block by block with the same result
+        up to round-off (:class:`~fsbench.algorithms.scaled.ScaledKernelAscent`).
+    n_jobs : int or None, default 1
+        Threads over the blocks (blocked path only; -1 = every core).
 
     Attributes
     ----------
     ranking_, scores_ (= |w|), scale_factors_, criterion_, criterion_history_, n_iter_, converged_
     epsilon_ : float
         The absolute regulariser ε used in the denominator.
+    gram_path_ : {"dense", "blocked"}; block_rows_, block_cols_ : int
+        How the Gram matrix was walked (``memory_limit``).
     """
 
     description = "scaled kernel class separability tr Sb/(tr Sw + eps): gradient ascent on scale factors"
@@ -110,6 +147,8 @@ class SCSS(ScaledKernelAscent):
         step_size: float = 1.0,
         epsilon: float = 1e-3,
         n_features_to_select: int | float | None = None,
+        memory_limit: int | float | str | None = DEFAULT_MEMORY_LIMIT,
+        n_jobs: int | None = 1,
     ):
         super().__init__(
             kernel=kernel,
@@ -121,6 +160,8 @@ class SCSS(ScaledKernelAscent):
             tol=tol,
             step_size=step_size,
             n_features_to_select=n_features_to_select,
+            memory_limit=memory_limit,
+            n_jobs=n_jobs,
         )
         self.epsilon = epsilon
 
@@ -129,21 +170,18 @@ class SCSS(ScaledKernelAscent):
         if not (isinstance(self.epsilon, Real) and np.isfinite(self.epsilon) and self.epsilon > 0):
             raise ValueError(f"epsilon must be a positive number, got {self.epsilon!r}")
 
-    def _target(self, y: np.ndarray) -> np.ndarray:
-        return class_averaging(y)
-
-    def _prepare(self, kern: Kernel, X: np.ndarray, y: np.ndarray, T: np.ndarray) -> None:
-        K1 = kern.gram(X)
-        _, trw = scatter_traces(K1, T)
-        ref = trw if trw > 0 else float(np.trace(K1))
+    def _prepare(self, gram: BlockedGram) -> None:
+        self.averaging_table_ = np.diag(1.0 / gram.counts)  # L as a class-pair table
+        point = gram.at(np.ones(gram.X.shape[1]))
+        st = point.stats
+        point.release()
+        _, trw = _traces(st.inner(self.averaging_table_), st.total, st.trace, st.n)
+        ref = trw if trw > 0 else st.trace
         self.epsilon_ = float(self.epsilon) * (ref if ref > 0 else 1.0)
 
-    def _criterion(self, K: np.ndarray, T: np.ndarray) -> tuple[float, np.ndarray]:
-        n = K.shape[0]
-        trb, trw = scatter_traces(K, T)
-        den = trw + self.epsilon_
-        f = trb / den
-        # dF/dK = (L - 11ᵀ/n)/den - trb (I - L)/den²
-        M = T * (1.0 / den + trb / den**2) - 1.0 / (n * den)
-        M[np.diag_indices(n)] -= trb / den**2
-        return f, M
+    def _criterion(self, stats: GramStats) -> tuple[float, GradientWeights]:
+        f, c_avg, c_ones, c_eye = scss_terms(
+            stats.inner(self.averaging_table_), stats.total, stats.trace, stats.n, self.epsilon_
+        )
+        # L and 11ᵀ are one class-pair table: c_L·diag(1/n_c) + c_1
+        return f, GradientWeights(table=c_avg * self.averaging_table_ + c_ones, eye=c_eye)
