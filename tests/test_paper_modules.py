@@ -1,9 +1,9 @@
-"""fsbench.papers.{values, cells, claims, render}: the layering of the paper comparison, and the Ramona
-report rendered deterministically from the committed results.
+"""fsbench.papers.{values, sources, cells, checks, claims, render, page}: the layering of the paper
+comparison, and the Ramona report rendered deterministically from the committed results.
 
 The comparison was one module (``fsbench.paper_compare``, now a re-export shim); it is split by concern
-with imports flowing one way, render → claims → cells → values, so that e.g. reading a paper's values
-does not pull in the Markdown renderer (and nothing pulls in an algorithm).
+with imports flowing one way, page → render → claims → checks → cells → sources → values, so that e.g.
+reading a paper's values does not pull in the Markdown renderer (and nothing pulls in an algorithm).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import fsbench
 ROOT = Path(__file__).resolve().parents[1]
 RAMONA_RESULTS = ROOT / "results" / "ramona2012"
 #: Bottom to top: a module may import only the ones before it.
-LAYERS = ["values", "cells", "claims", "render"]
+LAYERS = ["values", "sources", "cells", "checks", "claims", "render", "page"]
 PAPERS = ROOT / "fsbench" / "papers"
 
 
