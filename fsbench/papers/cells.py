@@ -16,7 +16,7 @@ Units (fsbench's ``results.csv`` has ``error`` in [0, 1]):
   whole table ("All durations are normalized with respect to the minimum duration", §VI-C); both sides
   of every CPU-time table are normalised that way (a paper printing seconds of an unstated machine,
   KIFE Table II, included: only ratios compare across machines): ours = mean ``fit_cpu_s`` over
-  repeats (one value per task) / the fastest such mean of the whole table (:func:`normalise_row`);
+  repeats (one value per fit) / the fastest such mean of the whole table (:func:`normalise_row`);
 * ``rank_share`` (Table VII): :func:`fsbench.stats.rank_shares` in % over the experiments the table
   lists for each section that are present in the results.
 """
@@ -37,6 +37,7 @@ from fsbench.papers.sources import (
     experiments_of,
     method_frame,
     metric,
+    one_per_fit,
     same_value,
     select_rows,
 )
@@ -313,7 +314,7 @@ def _judge_value_cell(
         _missing_cell(ctx, exp, cell, _cell_rows(ctx, table, cell, exp, ok=False), c)
         return
     if met.per_task:
-        rows = rows.drop_duplicates("task_id")
+        rows = one_per_fit(rows)
     col = pd.to_numeric(rows[met.column], errors="coerce")
     g = col.groupby(rows["n_train"] if "n_train" in rows.columns else 0).agg(["mean", "std", "count"])
     g = g.rename(columns={"count": "n"}).reset_index(names="n_train")
@@ -363,7 +364,7 @@ def _compare_cpu_table(table: dict[str, Any], ctx: _Ctx) -> list[CellResult]:
         rows.setdefault(cell[key], []).append(cell)
     t = pd.DataFrame()
     if ran:
-        t = select_rows(ctx.df, table, exps).drop_duplicates("task_id")
+        t = one_per_fit(select_rows(ctx.df, table, exps))
         t = t.assign(_D=t["dataset"].map(d_of))
     paper_all = {(v, str(c["method"])): float(c["value"]) for v, cs in rows.items() for c in cs}
     paper_table = normalise_row({f"{v}|{m}": x for (v, m), x in paper_all.items()})

@@ -19,7 +19,16 @@ import numpy as np
 import pandas as pd
 
 from fsbench.papers.cells import CPU_FACTOR, _fmt_p
-from fsbench.papers.sources import Metric, d_of, is_numeric_x, metric, select_rows, with_x, x_columns
+from fsbench.papers.sources import (
+    Metric,
+    d_of,
+    is_numeric_x,
+    metric,
+    one_per_fit,
+    select_rows,
+    with_x,
+    x_columns,
+)
 from fsbench.stats import BASELINE, CELL, paired_ttests, rank_shares
 
 HOLDS, FAILS, NOT_EVALUABLE = "holds", "does not hold", "not evaluable"
@@ -178,7 +187,7 @@ def _best_error(df: pd.DataFrame, check: dict[str, Any]) -> tuple[float, str]:
     met = metric(check.get("metric", "error"))
     rows = select_rows(df, check, set(df["experiment"]))
     if met.per_task:
-        rows = rows.drop_duplicates("task_id")
+        rows = one_per_fit(rows)
     rows = with_x(rows.assign(_v=met.values(rows)), x)
     rows = rows[(rows["_x"] >= lo) & (rows["_x"] <= hi) & (rows["selector"] != BASELINE)]
     if check.get("selectors"):

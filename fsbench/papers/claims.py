@@ -44,6 +44,7 @@ from fsbench.papers.sources import (
     method_frame,
     metric,
     name_methods,
+    one_per_fit,
     select_rows,
     with_x,
 )
@@ -90,7 +91,7 @@ def evaluate_check(
     Notes
     -----
     ``v`` at an x value is the mean over repeats of the check's metric (:func:`fsbench.papers.sources.
-    metric`: error in % by default, ``fit_cpu_s`` with one value per task, any result column), pooled
+    metric`: error in % by default, ``fit_cpu_s`` with one value per fit, any result column), pooled
     over whatever else varies at that x (several datasets of one experiment). A numeric x (S, n, D) is
     restricted to ``range``; a categorical x (``dataset``, or a list of columns such as ``[dataset,
     n_features]``) has one point per category, and its ``range``, if any, bounds S. Only x values where
@@ -126,7 +127,7 @@ def evaluate_check(
     xl = _x_label(x)
     rows = select_rows(method_frame(df[df["experiment"].isin(exps)]), src, exps)
     if met.per_task:
-        rows = rows.drop_duplicates("task_id")
+        rows = one_per_fit(rows)
     rows = with_x(rows.assign(_v=met.values(rows)) if len(rows) else rows.assign(_v=np.nan), x)
     where_exp = f"`{exps[0]}`" if len(exps) == 1 else ", ".join(f"`{e}`" for e in exps)
     if is_numeric_x(x):

@@ -19,7 +19,7 @@ the same keys (the file's FORMAT header documents them):
 * ``datasets`` — keep only these datasets; ``n_features`` — keep only this S (a number, or a mapping
   dataset → S); ``at: own`` — one row per task, at its largest S (a transformer's own output
   dimension, the all-features baseline's D);
-* ``metric`` — :func:`metric`: ``error`` (%), ``accuracy`` (%), ``fit_cpu_s`` (s, one value per task),
+* ``metric`` — :func:`metric`: ``error`` (%), ``accuracy`` (%), ``fit_cpu_s`` (s, one value per fit),
   any other column of the rows as it is (lower is better), or ``{column: c, equals: v}`` = the share
   (%) of rows where ``c`` equals ``v``.
 
@@ -44,7 +44,8 @@ class Metric:
     """How a result column becomes a number in a table's or check's unit.
 
     ``value = scale · column + offset`` per row (``equals``: 100 · [column == equals]); ``per_task``
-    keeps one row per task (fit times are measured once per fit, whatever the number of S evaluated).
+    keeps one row per fit (:func:`one_per_fit`: fit times are measured once per fit, whatever the number of
+    S evaluated).
     """
 
     name: str
@@ -162,6 +163,12 @@ def method_frame(df: pd.DataFrame) -> pd.DataFrame:
     mask = df["experiment"].isin(exps)
     df.loc[mask, "selector"] = df.loc[mask, "selector_name"].astype(str)
     return df
+
+
+def one_per_fit(rows: pd.DataFrame) -> pd.DataFrame:
+    """One row per fit, for fit times: a ranker or transformer is fitted once per task and evaluated at
+    several S (its rows repeat the fit time), a subset search is fitted once per S (each row its own)."""
+    return rows.drop_duplicates(["task_id", "fit_cpu_s"]) if "fit_cpu_s" in rows.columns else rows
 
 
 def ok_rows(df: pd.DataFrame) -> pd.DataFrame:

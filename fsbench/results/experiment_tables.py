@@ -109,9 +109,11 @@ STABILITY_LEGEND = (
     "(–) at S = D. With S features in every repeat, the two are equal."
 )
 GROUND_TRUTH_LEGEND = (
-    "Recovery of the known relevant features R (`fsbench.results.ground_truth`): the exact-recovery rate "
-    "is the share of repeats whose top |R| are exactly R (95 % Wilson interval); the share of relevant "
-    "features in the top S is |top S ∩ R| / S, averaged over repeats."
+    "Recovery of the known relevant features R (`fsbench.results.ground_truth`; the Weston toys: their "
+    "relevant features; ring_fig1: the pair x1, x2 on which its classes are separable): the exact-recovery "
+    "rate is the share of repeats whose top |R| (a search's chosen subset) are exactly R, with successes/"
+    "repeats and, in the CSV, a 95 % Wilson interval; the share of relevant features in the top S is "
+    "|top S ∩ R| / S, averaged over repeats."
 )
 
 
@@ -194,7 +196,8 @@ def ground_truth_markdown(et: ExperimentTables, rel: str) -> list[str]:
 
 
 def analysis_markdown(tables: list[ExperimentTables], root: Path) -> list[str]:
-    """The report sections "Stability" and (where relevant features are known) "Ground truth"."""
+    """The report sections "Stability of the selected subsets" and (where relevant features are known)
+    "Ground truth: recovery of the relevant features" (``--html`` adds the figures of the same analyses)."""
     root = Path(root).resolve()
 
     def rel(p: Path) -> str:
@@ -206,7 +209,7 @@ def analysis_markdown(tables: list[ExperimentTables], root: Path) -> list[str]:
         lines += stability_markdown(et, rel(et.path.resolve()))
     gt = [et for et in tables if not et.success.empty]
     if gt:
-        lines += ["## Ground truth (synthetic data)", "", GROUND_TRUTH_LEGEND, ""]
+        lines += ["## Ground truth: recovery of the relevant features", "", GROUND_TRUTH_LEGEND, ""]
         for et in sorted(gt, key=lambda e: rel(e.path.resolve())):
             lines += ground_truth_markdown(et, rel(et.path.resolve()))
     return lines
