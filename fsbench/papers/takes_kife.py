@@ -52,7 +52,9 @@ def _head(paper: str, title: str, results: Path, configs: Path) -> list[str]:
     summary, text = comparison(paper, results)
     notes = configs / "report_notes.md"
     parts = [title, "", *summary]
-    parts += [notes.read_text().strip(), ""] if notes.exists() else []
+    if notes.exists():
+        head = f"## Discussion (hand-written: `configs/{paper}/report_notes.md`)"
+        parts += [head, "", notes.read_text().strip(), ""]
     parts += ["## Runs", "", runs_table(results), "", text, ""]
     return parts
 
