@@ -1,9 +1,10 @@
-"""fsbench.papers.{values, sources, cells, checks, claims, render, page}: the layering of the paper
-comparison.
+"""fsbench.papers.{values, sources, cells, checks, claims, readings, render, page}: the layering of the
+paper comparison.
 
 The comparison was one module (``fsbench.paper_compare``, now a re-export shim); it is split by concern
-with imports flowing one way, page → render → claims → checks → cells → sources → values, so that e.g.
-reading a paper's values does not pull in the Markdown renderer (and nothing pulls in an algorithm).
+with imports flowing one way, page → render → readings → claims → checks → cells → sources → values, so
+that e.g. reading a paper's values does not pull in the Markdown renderer (and nothing pulls in an
+algorithm).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import fsbench
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Bottom to top: a module may import only the ones before it.
-LAYERS = ["values", "sources", "cells", "checks", "claims", "render", "page"]
+LAYERS = ["values", "sources", "cells", "checks", "claims", "readings", "render", "page"]
 PAPERS = ROOT / "fsbench" / "papers"
 
 

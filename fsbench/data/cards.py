@@ -86,6 +86,7 @@ _CARD_KEYS: dict[str, tuple] = {
     "expected": (dict,),
     "notes": (str,),
     "unavailable": (str,),
+    "substitution": (str,),
     "parse": (dict,),
     "sources": (list,),
 }
@@ -157,6 +158,8 @@ class DatasetCard:
     test_class_counts: dict[Any, int] = field(default_factory=dict)
     #: Why no copy can be obtained (e.g. the paper's own data, never published as a file); None if it can.
     unavailable: str | None = None
+    #: How this copy differs from the data the papers used (reports name it next to the affected cells).
+    substitution: str | None = None
 
     @property
     def has_official_test(self) -> bool:
@@ -348,6 +351,7 @@ def load_card_file(file: Path) -> DatasetCard:
         n_test_official=test.get("n_samples") if test else None,
         test_class_counts=_check_counts(test.get("class_counts", {}), file, "expected.test.class_counts"),
         unavailable=raw.get("unavailable"),
+        substitution=raw.get("substitution"),
     )
 
 

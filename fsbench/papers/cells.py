@@ -99,6 +99,8 @@ class CellResult:
     ``status`` is one of ``agree``, ``differ`` (set by the agreement rule of :func:`compare_table`),
     ``reference`` (the normalisation base of a CPU row on both sides), ``not run``, ``not available``,
     ``failed``, ``external``, ``untestable``.
+    ``cell_index`` is the index of the printed cell in the table's ``cells`` and ``quantity`` the label
+    of the number it judges (``""``: the cell's ``value``; else an ``also_compare`` entry's label).
     ``tolerance`` is the no-std rule's bound where it is a number (rank shares); CPU cells also
     carry ``paper_norm`` (the paper's value ÷ its table minimum), ``ours_seconds`` (our mean CPU
     time) and ``ratio`` (ours ÷ paper, both normalised).
@@ -125,6 +127,7 @@ class CellResult:
     ours_seconds: float = float("nan")
     ratio: float = float("nan")
     quantity: str = ""
+    cell_index: int = -1
 
     @property
     def counted(self) -> bool:
@@ -249,7 +252,11 @@ def _cell_rows(ctx: _Ctx, table: dict[str, Any], cell: dict[str, Any], exp: str,
     for key, col in _CELL_KEYS:
         if key in cell and len(rows):
             rows = rows[same_value(rows[col], cell[key])] if col in rows.columns else rows.iloc[0:0]
-    return rows[rows["selector"] == str(cell["method"])] if len(rows) else rows
+    if rows.empty:
+        return rows
+    m = str(cell["method"])  # a selector name, a paper id of `methods`, or a config label (a reading's)
+    hit = rows["selector"] == m
+    return rows[hit | (rows["label"] == m)] if "label" in rows.columns else rows[hit]
 
 
 def _missing_cell(ctx: _Ctx, exp: str, cell: dict[str, Any], rows: pd.DataFrame, c: CellResult) -> None:
@@ -276,7 +283,7 @@ def _quantities(table: dict[str, Any]) -> list[tuple[str, str, Any, list[str] | 
 def _compare_value_table(table: dict[str, Any], ctx: _Ctx) -> list[CellResult]:
     """Compare a table of per-repeat values (error, accuracy or any result column) cell by cell."""
     out = []
-    for cell in table.get("cells", []):
+    for i, cell in enumerate(table.get("cells", [])):
         for key, label, met, methods in _quantities(table):
             if key not in cell or (methods is not None and str(cell["method"]) not in methods):
                 continue
@@ -289,6 +296,7 @@ def _compare_value_table(table: dict[str, Any], ctx: _Ctx) -> list[CellResult]:
                 doubtful=bool(cell.get("doubtful", False)),
                 note=str(cell.get("note") or ""),
                 quantity=label,
+                cell_index=i,
             )
             out.append(c)
             _judge_value_cell(table, cell, met, ctx, c)
@@ -360,6 +368,7 @@ def _compare_cpu_table(table: dict[str, Any], ctx: _Ctx) -> list[CellResult]:
     ran = ctx.ran(table)
     out: list[CellResult] = []
     rows: dict[Any, list[dict[str, Any]]] = {}
+    index = {id(cell): i for i, cell in enumerate(table.get("cells", []))}
     for cell in table.get("cells", []):
         rows.setdefault(cell[key], []).append(cell)
     t = pd.DataFrame()
@@ -394,6 +403,7 @@ def _compare_cpu_table(table: dict[str, Any], ctx: _Ctx) -> list[CellResult]:
                 doubtful=bool(cell.get("doubtful", False)),
                 note="; ".join(x for x in (note, str(cell.get("note") or "")) if x),
                 paper_norm=paper_norm[m],
+                cell_index=index[id(cell)],
             )
             out.append(c)
             if cell.get("external"):
@@ -443,7 +453,7 @@ def _compare_rank_table(table: dict[str, Any], ctx: _Ctx) -> tuple[list[CellResu
             f" (missing: {', '.join(missing)})" if missing else ""
         )
     out = []
-    for cell in table.get("cells", []):
+    for i, cell in enumerate(table.get("cells", [])):
         sec, rank, m = cell["section"], cell["rank"], str(cell["method"])
         c = CellResult(
             table=table["id"],
@@ -452,6 +462,7 @@ def _compare_rank_table(table: dict[str, Any], ctx: _Ctx) -> tuple[list[CellResu
             paper=float(cell["value"]),
             paper_std=None,
             doubtful=bool(cell.get("doubtful", False)),
+            cell_index=i,
         )
         out.append(c)
         sh = shares.get(sec, pd.DataFrame())

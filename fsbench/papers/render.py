@@ -32,6 +32,7 @@ from fsbench.papers.cells import (
     method_frame,
 )
 from fsbench.papers.claims import FAILS, HOLDS, NOT_CHECKABLE, NOT_EVALUABLE, evaluate_claim
+from fsbench.papers.readings import ReadingsReport
 from fsbench.papers.sources import experiments_of
 from fsbench.papers.tables import md_table
 from fsbench.papers.values import (
@@ -296,6 +297,7 @@ def paper_sections(
     configs = read_configs(path.parent)
     df = method_frame(all_df) if len(all_df) else all_df
     ctx = _Ctx(values, configs, df, cards_dir)
+    readings = ReadingsReport(values, all_df, configs, cards_dir=cards_dir)  # the readings section
 
     title = values.get("citation") or values.get("title") or paper
     body = [f"## Paper vs ours: {paper}", "", f"_{_esc(title)}_", ""]
@@ -311,9 +313,11 @@ def paper_sections(
         body += [head, ""]
         if metric in (*VALUE_METRICS, "cpu_time"):
             cells = compare_in_context(t, ctx)
+            footnotes = readings.add_table(t, cells)  # classifies differing cells, marks substitutions
             if ctx.ran(t):
                 status = "compared"
                 body += _cpu_table_md(t, cells) if metric == "cpu_time" else _error_table_md(t, cells, ctx)
+                body += footnotes
             else:
                 status = ctx.missing_reason((experiments_of(exp) or [None])[0])
                 body += [
@@ -323,6 +327,7 @@ def paper_sections(
                 body += _paper_only_md(t)
         elif metric == "rank_share":
             cells, notes = _compare_rank_table(t, ctx)
+            readings.add_table(t, cells, mark=False)
             present = any(e in ctx.experiments for exps in (t.get("sections") or {}).values() for e in exps)
             status = "compared" if present else "not run (no experiment of the table's sections)"
             body += _rank_table_md(cells, notes)
@@ -343,7 +348,10 @@ def paper_sections(
         entry = entries.get(refs[0], {})  # a claim on several figures reads the first one's experiment
         status, results = evaluate_claim(cl, df, entry.get("experiment"), ctx.missing_reason, entry)
         tally[status] += 1
-        claim_rows.append([f"{_MARK[status]} {status}", f"`{cl['id']}`", where, cl.get("statement", "")])
+        marks = readings.claim_marker(cl.get("figure") or cl.get("table"))  # substitutions of its data
+        claim_rows.append(
+            [f"{_MARK[status]} {status}", f"`{cl['id']}`{marks}", where, cl.get("statement", "")]
+        )
         place = ", ".join(x for x in (where, f"§{cl.get('source', '?')}") if x)
         claim_lines.append(f"- {_MARK[status]} **{cl['id']}** ({place}) — **{status}**")
         claim_lines.append(f"  - paper: “{_esc(cl.get('quote', ''))}”")
@@ -364,6 +372,7 @@ def paper_sections(
         "",
         *claim_lines,
         "",
+        *readings.section(),
     ]
 
     # ---- summary
@@ -406,6 +415,7 @@ def paper_sections(
         f"- **Claims: {tally[HOLDS]} hold, {tally[FAILS]} do not hold, "
         f"{tally[NOT_EVALUABLE]} not evaluable** (results missing), "
         f"{tally[NOT_CHECKABLE]} not machine-checkable — {n_claims} in all.",
+        *readings.summary_lines(),
         "",
         *(_md_table(header, trows) + [""] if trows else []),
         "### Substitutions and defaults (experiments in these results)",

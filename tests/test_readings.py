@@ -1,0 +1,307 @@
+"""fsbench.papers.readings: readings as data, the classification of differing cells, substitution markers."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fsbench.papers.cells import compare_table
+from fsbench.papers.readings import (
+    EXPLAINED,
+    INCONSISTENT,
+    UNEXPLAINED,
+    ReadingsReport,
+    SubstitutionMarks,
+    classify_table,
+    counts_line,
+    read_readings,
+    reading_table,
+    substitutions,
+)
+from fsbench.papers.tables import read_paper_values
+from fsbench.papers.values import read_configs
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _rows(experiment: str, selector: str, mean: float, n: int = 30, dataset: str = "toy") -> pd.DataFrame:
+    # errors spread evenly around `mean` (std ≈ 0.6 points): deterministic, no RNG
+    err = mean + np.linspace(-0.01, 0.01, n)
+    return pd.DataFrame(
+        {
+            "experiment": experiment,
+            "dataset": dataset,
+            "kernel": "rbf",
+            "n_train": 100,
+            "n_features": 5,
+            "selector": selector,
+            "selector_name": selector,
+            "repeat": np.arange(n),
+            "split_seed": np.arange(n) + 1000,
+            "error": err,
+            "status": "ok",
+            "task_id": [f"{experiment}-{selector}-{i}" for i in range(n)],
+        }
+    )
+
+
+TABLE = {
+    "id": "tableX",
+    "number": "X",
+    "experiment": "default_exp",
+    "metric": "error",
+    "cells": [
+        {"dataset": "toy", "kernel": "rbf", "S": 5, "method": "a", "value": 10.0, "std": 1.0},
+        {"dataset": "toy", "kernel": "rbf", "S": 5, "method": "b", "value": 10.0, "std": 1.0},
+        {
+            "dataset": "toy",
+            "kernel": "rbf",
+            "S": 5,
+            "method": "c",
+            "value": 10.0,
+            "std": 1.0,
+            "paper_inconsistent": 'the paper\'s own text: "c never goes below 30 %"',
+        },
+        {"dataset": "toy", "kernel": "rbf", "S": 5, "method": "d", "value": 20.0, "std": 1.0},
+    ],
+}
+
+
+@pytest.fixture
+def df() -> pd.DataFrame:
+    return pd.concat(
+        [
+            _rows("default_exp", "a", 0.20),  # 20 % vs 10 ± 1: differs
+            _rows("default_exp", "b", 0.20),  # differs
+            _rows("default_exp", "c", 0.20),  # differs, annotated
+            _rows("default_exp", "d", 0.20),  # agrees (20 %)
+            _rows("reading_exp", "a", 0.10),  # the reading closes a
+            _rows("reading_exp", "b", 0.30),  # the reading does not close b
+            _rows("reading_exp", "c", 0.10),  # would close c, but the cell is annotated and...
+            _rows("closing_but_not_used", "b", 0.10),  # a reading with explains: false closes b
+        ],
+        ignore_index=True,
+    )
+
+
+READINGS = {
+    "readings": [
+        {"id": "r1", "table": "tableX", "experiment": "reading_exp", "label": "reading one", "changes": "x"},
+        {
+            "id": "r2",
+            "table": "tableX",
+            "experiment": "closing_but_not_used",
+            "label": "tuned",
+            "changes": "y",
+            "explains": False,
+            "why": "chosen by the paper's numbers",
+        },
+        {"id": "other", "table": "tableY", "experiment": "reading_exp", "label": "z", "changes": "z"},
+    ]
+}
+
+
+def _compare(df: pd.DataFrame):
+    return lambda t: compare_table(t, df)
+
+
+def test_classification(df: pd.DataFrame) -> None:
+    cells = compare_table(TABLE, df)
+    assert [c.status for c in cells] == ["differ", "differ", "differ", "agree"]
+    classified, by_reading = classify_table(TABLE, cells, read_readings(READINGS), _compare(df))
+    got = {c.cell.method: c for c in classified}
+    assert set(got) == {"a", "b", "c"}  # the agreeing cell d is not classified
+    # a reading that closes the cell → explained, with the reading and its number
+    assert got["a"].cls == EXPLAINED and got["a"].reading.id == "r1"
+    assert got["a"].reading_cell.status == "agree" and abs(got["a"].reading_cell.ours - 10.0) < 1e-9
+    # a reading that does not close it, and one that does but may not explain → unexplained
+    assert got["b"].cls == UNEXPLAINED
+    assert {r.id for r, _ in got["b"].tried} == {"r1", "r2"}
+    # an explaining reading takes precedence; without one the annotation classifies the cell
+    assert got["c"].cls == EXPLAINED
+    readings_without_c = read_readings({"readings": [{**READINGS["readings"][0], "methods": {"a": "a"}}]})
+    classified, _ = classify_table(TABLE, cells, readings_without_c, _compare(df))
+    got = {c.cell.method: c for c in classified}
+    assert got["c"].cls == INCONSISTENT and "never goes below" in got["c"].evidence
+    assert got["b"].cls == UNEXPLAINED and got["b"].tried == []  # r1 no longer reads b
+    assert "other" not in by_reading  # a reading of another table is not compared here
+
+
+def test_readings_never_change_the_default(df: pd.DataFrame) -> None:
+    before = [(c.status, c.ours) for c in compare_table(TABLE, df)]
+    cells = compare_table(TABLE, df)
+    classify_table(TABLE, cells, read_readings(READINGS), _compare(df))
+    assert [(c.status, c.ours) for c in cells] == before
+
+
+def test_counts_line() -> None:
+    counts = {EXPLAINED: 2, INCONSISTENT: 1, UNEXPLAINED: 4}
+    assert counts_line(counts) == (
+        "Of 7 differing cells: 2 explained by a reading, 1 paper inconsistent, 4 unexplained."
+    )
+    assert counts_line(dict.fromkeys(counts, 0), "in Table II").startswith(
+        "Of 0 differing cells in Table II:"
+    )
+
+
+def test_report_counts_and_section(df: pd.DataFrame) -> None:
+    rep = ReadingsReport({"tables": [TABLE], **READINGS}, df, {}, compare=_compare(df))
+    rep.add_table(TABLE, compare_table(TABLE, df))
+    assert rep.totals() == {EXPLAINED: 2, INCONSISTENT: 0, UNEXPLAINED: 1}
+    summary = "\n".join(rep.summary_lines())
+    assert "Of 3 differing cells: 2 explained by a reading, 0 paper inconsistent, 1 unexplained." in summary
+    text = "\n".join(rep.section())
+    assert "`r1` reading one" in text and "no: chosen by the paper's numbers" in text
+    assert "reading one (`r1`): 10.0 ± 0.6 (n = 30) ✓" in text
+
+
+def test_reading_table_maps_dataset_method_and_setting() -> None:
+    r = read_readings(
+        {
+            "readings": [
+                {
+                    "id": "r",
+                    "table": "t",
+                    "label": "l",
+                    "changes": "c",
+                    "datasets": {"toy": "toy_raw"},
+                    "methods": {"a": "a (variant)"},
+                    "applies_to": {"kernel": "rbf"},
+                    "set": {"S": {"toy": 7}},
+                }
+            ]
+        }
+    )[0]
+    t, index = reading_table(TABLE, r)
+    assert index == [0]  # only method a is read
+    assert t["experiment"] == "default_exp" and t["default_experiment"] == "default_exp"
+    assert t["cells"][0] | {} == {**TABLE["cells"][0], "dataset": "toy_raw", "method": "a (variant)", "S": 7}
+    assert TABLE["cells"][0]["S"] == 5  # the paper's table is not modified
+
+
+def test_reading_table_set_replaces_where_the_numbers_come_from() -> None:
+    entry = {"id": "r", "table": "tableX", "label": "l", "changes": "c"}
+    r = read_readings({"readings": [{**entry, "table_set": {"column": "E_test", "where": {"g": "x"}}}]})[0]
+    t, index = reading_table({**TABLE, "column": "E_train", "where": {"g": "y"}}, r)
+    assert t["column"] == "E_test" and t["where"] == {"g": "x"} and t["experiment"] == "default_exp"
+    assert index == list(range(len(TABLE["cells"])))  # every cell is read, as printed
+    # a table whose experiment maps datasets to experiments keeps the mapping unless the reading names one
+    per_ds = {**TABLE, "experiment": {"toy": "exp_toy"}}
+    assert reading_table(per_ds, r)[0]["experiment"] == {"toy": "exp_toy"}
+
+
+@pytest.mark.parametrize(
+    "entry, message",
+    [
+        ({"id": "x", "label": "l", "changes": "c"}, "exactly one of"),
+        ({"id": "x", "table": "t", "figure": "f", "label": "l", "changes": "c"}, "exactly one of"),
+        ({"id": "x", "table": "t", "label": "l", "changes": "c", "explains": False}, "needs a `why`"),
+        ({"id": "x", "table": "t", "label": "l"}, "`changes` is required"),
+        ({"id": "x", "table": "t", "label": "l", "changes": "c", "colour": 1}, "unknown key"),
+    ],
+)
+def test_read_readings_rejects(entry: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        read_readings({"readings": [entry]})
+
+
+def test_substitution_markers(tmp_path: Path) -> None:
+    cards = tmp_path / "cards"
+    cards.mkdir()
+    (cards / "toy.yaml").write_text("name: toy\nsubstitution: a discretised copy, not the paper's data\n")
+    (cards / "other.yaml").write_text("name: other\nnotes: the original\n")
+    cfgs = tmp_path / "configs"
+    cfgs.mkdir()
+    (cfgs / "default_exp.yaml").write_text("name: default_exp\ndataset: [toy, other]\n")
+    (cfgs / "pool_exp.yaml").write_text(
+        "name: pool_exp\ndataset: other\nnotes: >-\n  [D] z-score. [D] SUBSTITUTION (other): the test "
+        "pool is the rest of the training file.\n"
+    )
+    configs = read_configs(cfgs)
+    subs = substitutions(configs, cards_dir=cards)
+    assert {(s.dataset, s.experiment) for s in subs} == {("toy", None), ("other", "pool_exp")}
+    marks = SubstitutionMarks(subs)
+    table = {
+        "id": "t",
+        "number": "II",
+        "experiment": "default_exp",
+        "cells": [
+            {"dataset": "toy", "method": "a", "value": 1.0},
+            {"dataset": "other", "method": "a", "value": 1.0},
+        ],
+    }
+    cells = compare_table({**table, "metric": "error"}, pd.DataFrame())
+    notes = marks.mark_cells(table, cells)
+    assert cells[0].setting.endswith(" †1") and "†" not in cells[1].setting
+    assert any("†1 **Substitution** (`toy`, dataset card `toy`): a discretised copy" in n for n in notes)
+    # the config's substitution covers only its own experiment (and its pseudo-experiments)
+    assert marks.marker("other", "pool_exp") == " †2" and marks.marker("other", "pool_exp:part") == " †2"
+    assert marks.marker("other", "default_exp") == ""
+    assert "- †2 `other` in `pool_exp` (config `pool_exp.yaml`" in "\n".join(marks.section())
+
+
+@pytest.mark.parametrize("paper", ["ramona2012", "kife2011", "takes2011"])
+def test_papers_readings_are_well_formed(paper: str) -> None:
+    pv = read_paper_values(ROOT / "configs" / paper / "paper_values.yaml")
+    readings = read_readings(pv)
+    assert readings, f"{paper}: no readings declared"
+    configs = read_configs(ROOT / "configs" / paper)
+    tables = {t["id"] for t in pv.get("tables", [])}
+    figures = {f["id"] for f in pv.get("figures", [])}
+    for r in readings:
+        assert (r.table in tables) if r.table else (r.figure in figures), r.id
+        if r.experiment:
+            assert r.experiment in configs, f"{paper}: reading {r.id} names no config {r.experiment!r}"
+    for t in pv.get("tables", []):
+        for c in t.get("cells") or []:
+            if "paper_inconsistent" in c:
+                assert '"' in str(c["paper_inconsistent"]), "a paper-inconsistent annotation quotes the paper"
+
+
+@pytest.mark.parametrize("paper", ["kife2011", "takes2011"])
+def test_readings_of_takes_and_kife_through_the_engine(paper: str) -> None:
+    # their tables are compared by the engine (value and CPU tables) and classified by the same hook
+    from fsbench.papers.page import comparison
+
+    summary_lines, body = comparison(paper, ROOT / "results" / paper)
+    summary = "\n".join(summary_lines)
+    m = re.search(r"Table cells: (\d+) of (\d+) comparable cells agree", summary)
+    assert m and int(m.group(2)) > 0 and int(m.group(1)) <= int(m.group(2))
+    n = re.search(
+        r"Of (\d+) differing cells: (\d+) explained by a reading, (\d+) paper inconsistent, (\d+)", summary
+    )
+    assert n and int(n.group(1)) == int(m.group(2)) - int(m.group(1))  # every differing cell is classified
+    assert sum(map(int, n.groups()[1:])) == int(n.group(1))
+    assert "## Alternative readings and the differing cells" in body and "### Readings" in body
+
+
+def test_figure_reading_uses_only_the_mapped_dataset(df: pd.DataFrame) -> None:
+    # a figure reading whose experiment holds the default's dataset and a variant: only the variant is read
+    rows = pd.concat(
+        [
+            _rows("fig_default", "a", 0.20),
+            _rows("variants", "a", 0.50),  # the default's dataset in the reading's experiment: not read
+            _rows("variants", "a", 0.30, dataset="toy_raw"),
+        ],
+        ignore_index=True,
+    )
+    values = {
+        "figures": [{"id": "figZ", "experiment": "fig_default"}],
+        "readings": [
+            {
+                "id": "raw",
+                "figure": "figZ",
+                "experiment": "variants",
+                "datasets": {"toy": "toy_raw"},
+                "label": "raw",
+                "changes": "the scaling",
+            }
+        ],
+    }
+    rep = ReadingsReport(values, rows, {})
+    text = "\n".join(rep.section())
+    assert "| toy | a | 5 | 20.0 ± 0.6 (n = 30) | 30.0 ± 0.6 (n = 30) | +10.0 |" in text
