@@ -289,6 +289,10 @@ def classify_table(
         # the readings that have a number for this cell (a reading without the method is not tried)
         tried = [(r, by_reading[r.id][key]) for r in mine if key in by_reading[r.id]]
         tried = [(r, rc) for r, rc in tried if rc.status in ("agree", "differ")]
+        # a reading that leaves this number as it is (e.g. E read elsewhere, Dim unchanged) is not tried
+        tried = [
+            (r, rc) for r, rc in tried if (rc.ours, rc.ours_std, rc.n_ours) != (c.ours, c.ours_std, c.n_ours)
+        ]
         closing = [(r, rc) for r, rc in tried if r.explains and rc.status == "agree"]
         if closing:
             r, rc = closing[0]
@@ -696,7 +700,8 @@ class ReadingsReport:
                 )
                 if c.tried:
                     ev = "tried — " + ev
-            rows.append([c.cell.setting, c.cell.method, _fmt_paper(c.cell, nd), _fmt(c.cell, nd), c.cls, ev])
+            method = c.cell.method + (f" ({c.cell.quantity})" if c.cell.quantity else "")
+            rows.append([c.cell.setting, method, _fmt_paper(c.cell, nd), _fmt(c.cell, nd), c.cls, ev])
         return [
             head,
             "",
