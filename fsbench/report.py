@@ -6,8 +6,11 @@ selector and S with the paired-t-test verdict against the best method of the cel
 and provenance (commit, repeats). With ``--paper`` it adds, from the paper's machine-readable values
 (``configs/<paper>/paper_values.yaml``), paper value vs ours, the difference and whether it is
 significant given both standard deviations, and whether each qualitative claim holds; a summary at
-the top counts cells within the paper's ± std and claims that hold. A hand-written ``REPORT_notes.md``
-in ``RESULTS_DIR`` (why the numbers differ, what was substituted) is inserted after the summary.
+the top states the agreement rule and counts the cells that agree and the claims that hold. A hand-written
+``REPORT_notes.md`` in ``RESULTS_DIR`` (why the numbers differ, what was substituted) is inserted after the
+summary. Every report ends with the stability of every experiment and, where the relevant features are
+known, their recovery (:mod:`fsbench.results.experiment_tables`, which writes ``stability.csv/.md`` and
+``ground_truth*.csv/.md`` beside each experiment).
 """
 
 from __future__ import annotations
@@ -194,9 +197,11 @@ def write_report(results_dir: Path, paper: str | None = None, out: Path | None =
     all_df = pd.concat(frames, ignore_index=True)
     head = [f"# Report: {results_dir.name}", ""]
     if paper is not None:
+        from fsbench.papers.page import load_all_rows
         from fsbench.papers.render import paper_sections
 
-        summary_lines, paper_text = paper_sections(paper, all_df, root)
+        # diagnostics' tables too: a paper table may be reproduced by a diagnostic (their own columns)
+        summary_lines, paper_text = paper_sections(paper, load_all_rows(results_dir), root)
         head += summary_lines
         sections.insert(0, paper_text)
     notes = results_dir / NOTES_FILE
@@ -231,5 +236,8 @@ def write_report(results_dir: Path, paper: str | None = None, out: Path | None =
             md_table(["method", "cells", "first", "second", "rest", "tied first"], rows),
             "",
         ]
-    out.write_text("\n".join(head + sections) + "\n")
+    from fsbench.results.experiment_tables import analysis_markdown, write_experiment_tables
+
+    analysis = analysis_markdown(write_experiment_tables(results_dir), root)
+    out.write_text("\n".join(head + sections + analysis) + "\n")
     return out

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import base64
 import csv
 import hashlib
 import json
 from collections.abc import Callable
+from html.parser import HTMLParser
 from pathlib import Path
 
 import numpy as np
@@ -107,3 +109,42 @@ def fixed_ranker(order: list[int], d: int) -> Callable[[int, int, np.random.Gene
 def random_ranker(d: int) -> Callable[[int, int, np.random.Generator], np.ndarray]:
     """A fresh random permutation every repeat."""
     return lambda n, r, rng: rng.permutation(d)
+
+
+class HtmlPage(HTMLParser):
+    """The ``<h2>`` headings, ``<img>`` sources and references to anything outside a page."""
+
+    def __init__(self):
+        super().__init__()
+        self.headings, self.images, self.external = [], [], []
+        self._in_h2 = False
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "h2":
+            self._in_h2 = True
+        if tag == "img":
+            self.images.append(a.get("src", ""))
+        for key in ("src", "href"):
+            if tag in ("img", "script", "link") and a.get(key) and not a[key].startswith("data:"):
+                self.external.append(a[key])
+
+    def handle_endtag(self, tag):
+        if tag == "h2":
+            self._in_h2 = False
+
+    def handle_data(self, data):
+        if self._in_h2 and data.strip():
+            self.headings.append(data.strip())
+
+
+def read_self_contained_page(path: Path) -> HtmlPage:
+    """Parse an HTML report and check it is self-contained: nothing external, every image an embedded
+    PNG that decodes (its signature)."""
+    page = HtmlPage()
+    page.feed(Path(path).read_text(encoding="utf-8"))
+    assert page.external == [], page.external
+    for src in page.images:
+        assert src.startswith("data:image/png;base64,"), src[:40]
+        assert base64.b64decode(src.split(",", 1)[1]).startswith(b"\x89PNG\r\n\x1a\n")
+    return page

@@ -1,9 +1,10 @@
-"""fsbench.papers.{values, cells, claims, render}: the layering of the paper comparison, and the Ramona
-report rendered deterministically from the committed results.
+"""fsbench.papers.{values, sources, cells, checks, claims, readings, render, page}: the layering of the
+paper comparison.
 
 The comparison was one module (``fsbench.paper_compare``, now a re-export shim); it is split by concern
-with imports flowing one way, render → claims → cells → values, so that e.g. reading a paper's values
-does not pull in the Markdown renderer (and nothing pulls in an algorithm).
+with imports flowing one way, page → render → readings → claims → checks → cells → sources → values, so
+that e.g. reading a paper's values does not pull in the Markdown renderer (and nothing pulls in an
+algorithm).
 """
 
 from __future__ import annotations
@@ -19,9 +20,8 @@ import pytest
 import fsbench
 
 ROOT = Path(__file__).resolve().parents[1]
-RAMONA_RESULTS = ROOT / "results" / "ramona2012"
 #: Bottom to top: a module may import only the ones before it.
-LAYERS = ["values", "cells", "claims", "render"]
+LAYERS = ["values", "sources", "cells", "checks", "claims", "readings", "render", "page"]
 PAPERS = ROOT / "fsbench" / "papers"
 
 
@@ -84,38 +84,5 @@ def test_shim_reexports_the_moved_names():
     assert all(hasattr(pc, n) for n in pc.__all__)
 
 
-#: Child script: the paper part of the Ramona report from the committed results, written to argv[1].
-_RENDER = """
-import sys
-from pathlib import Path
-import pandas as pd
-from fsbench.plots import find_result_files
-from fsbench.papers.render import paper_sections
-
-root = Path(sys.argv[2])
-df = pd.concat([pd.read_csv(f) for f in find_result_files([root])], ignore_index=True)
-summary, text = paper_sections("ramona2012", df, root)
-Path(sys.argv[1]).write_bytes(("\\n".join(summary) + "\\n" + text + "\\n").encode("utf-8"))
-"""
-
-
-@pytest.mark.slow
-@pytest.mark.skipif(not (RAMONA_RESULTS / "REPORT.md").is_file(), reason="no committed Ramona results")
-def test_ramona_paper_report_renders_identically(tmp_path):
-    # two interpreters with different string-hash seeds, so that an order taken from a set or from
-    # hashing would show as a difference (the committed REPORT.md must not churn between runs)
-    outs = []
-    for seed in ("1", "2"):
-        out = tmp_path / f"paper_{seed}.md"
-        res = subprocess.run(
-            [sys.executable, "-c", _RENDER, str(out), str(RAMONA_RESULTS)],
-            env=_env(PYTHONHASHSEED=seed, FSBENCH_CONFIGS_DIR=str(ROOT / "configs")),
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        assert res.returncode == 0, res.stderr
-        outs.append(out.read_bytes())
-    assert len(outs[0]) > 10_000  # the comparison was rendered, not an empty "no experiment" page
-    assert outs[0] == outs[1]
+# The Ramona report (and every other committed report) rendered deterministically from the committed
+# results: tests/test_report_regenerate.py.

@@ -56,37 +56,49 @@ def _run(cfg: dict, path: Path, out: Path, kind: str = "experiment") -> pd.DataF
 
 
 # ------------------------------------------------------------------------------------------ Paul 2015
-def test_kuncheva_index():
-    D, k = 10, 3
-    same = [np.array([0, 1, 2])] * 3
-    assert paul2015.kuncheva(same, k, D) == pytest.approx(1.0)
-    disjoint = [np.array([0, 1, 2]), np.array([3, 4, 5])]
-    assert paul2015.kuncheva(disjoint, k, D) == pytest.approx((0 * D - k * k) / (k * (D - k)))
-    half = [np.array([0, 1, 2]), np.array([0, 1, 3])]  # r = 2
-    assert paul2015.kuncheva(half, k, D) == pytest.approx((2 * D - k * k) / (k * (D - k)))
-    assert np.isnan(paul2015.kuncheva(same, D, D))  # undefined for k = D
-    assert np.isnan(paul2015.kuncheva(same[:1], k, D))  # one resample: no pair
-
-
-def test_resolve_ks():
-    assert paul2015.resolve_ks([1, 2, 3, 5, 10, 20, "all"], 13) == [1, 2, 3, 5, 10, 13]
-    assert paul2015.resolve_ks([1, 20], 19) == [1, 19]
-    assert paul2015.resolve_ks([1, 2], 19) == [1, 2]
-
-
-def test_stability_per_dataset_grid_skips_all_and_k_equal_D():
-    fits = pd.DataFrame(
-        {
-            "dataset": ["a"] * 4,
-            "selector": ["s", "s", "all", "all"],
-            "order": ["0 1 2 3", "0 2 1 3", "0 1 2 3", "0 1 2 3"],
-            "n_features": [4] * 4,
-        }
-    )
-    st = paul2015.stability(fits, {"a": [1, 2, 4]})
-    assert set(st["selector"]) == {"s"} and list(st["k"]) == [1, 2]
+def test_paul_stability_is_kuncheva_below_D_without_the_baseline(tmp_path):
+    # two resamples of one selector over D = 4 features, and the all-features baseline
+    res, ranks = [], []
+    for rep, order in enumerate(["0 1 2 3", "0 2 1 3"]):
+        for sel, o in (("s", order), ("all", "0 1 2 3")):
+            tid = f"{sel}{rep}"
+            ks = [1, 2, 4] if sel == "s" else [4]
+            res += [
+                {
+                    "experiment": "e",
+                    "dataset": "a",
+                    "kernel": "linear",
+                    "selector": sel,
+                    "selector_name": sel,
+                    "n_train": 10,
+                    "repeat": rep,
+                    "n_features": k,
+                    "error": 0.1,
+                    "status": "ok",
+                    "task_id": tid,
+                }
+                for k in ks
+            ]
+            ranks.append(
+                {
+                    "task_id": tid,
+                    "experiment": "e",
+                    "dataset": "a",
+                    "kernel": "linear",
+                    "selector": sel,
+                    "n_train": 10,
+                    "repeat": rep,
+                    "fold": "",
+                    "order": o,
+                    "scores": "",
+                }
+            )
+    pd.DataFrame(res).to_csv(tmp_path / "results.csv", index=False)
+    pd.DataFrame(ranks).to_csv(tmp_path / "rankings.csv", index=False)
+    st = paul2015.stability(tmp_path)
+    assert set(st["selector"]) == {"s"} and list(st["k"]) == [1, 2]  # no baseline, no k = D
     assert st.set_index("k").loc[1, "kuncheva"] == pytest.approx(1.0)
-    assert st.set_index("k").loc[2, "kuncheva"] == pytest.approx((1 * 4 - 4) / (2 * 2))
+    assert st.set_index("k").loc[2, "kuncheva"] == pytest.approx((1 * 4 - 4) / (2 * 2))  # r = 1 of k = 2
     assert (st["n_resamples"] == 2).all()
 
 
@@ -369,11 +381,11 @@ def test_kife_projection_diagnostic_tiny(tmp_path, pinned_commit):
 
 
 def test_takes_figures_and_report_from_tiny_runs(tmp_path, pinned_commit):
-    g = "median/4"
+    g = "median"
     results = tmp_path / "results"
     fig = {
         **TINY_SPLIT,
-        "name": "tiny_fig23",
+        "name": "takes2011_fig23_gamma_median",  # the paper's experiment names: the engine compares them
         "selectors": [
             {"name": "all", "label": "KNNC"},
             {"name": "takes", "label": "TAKES", "params": {"gamma": g}},
@@ -383,25 +395,34 @@ def test_takes_figures_and_report_from_tiny_runs(tmp_path, pinned_commit):
         ],
         "protocol": {**TINY_SPLIT["protocol"], "classifier": "knn", "n_features": [1, 2, 5, 10]},
     }
-    _run(fig, tmp_path / "fig.yaml", results / "fig23_gamma_quarter")
-    s = takes_figures.run(results / "fig23_gamma_quarter")
+    _run(fig, tmp_path / "fig.yaml", results / "fig23_gamma_median")
+    s = takes_figures.run(results / "fig23_gamma_median")
     assert set(s["method"]) == {"KNNC", "TAKES", "KGS+KFFS", "FSKGS", "KDA"}
     knnc = s[s["method"] == "KNNC"].iloc[0]
     assert knnc["dim_min"] == 52 and np.isnan(knnc["acc_best_mean"])  # all 52 inputs, no curve
     assert s[s["method"] == "TAKES"]["p_paired_vs_takes"].isna().all()
     for f in ("fig2.png", "fig3.png", "summary.csv", "summary.md"):
-        assert (results / "fig23_gamma_quarter" / "figures" / f).exists()
-    t2 = {**TINY_SPLIT, "name": "tiny_table2", "diagnostic": "takes_reconstruction"}
+        assert (results / "fig23_gamma_median" / "figures" / f).exists()
+    t2 = {**TINY_SPLIT, "name": "takes2011_table2", "diagnostic": "takes_reconstruction"}
     _run(t2, tmp_path / "t2.yaml", results / "table2_reconstruction", kind="diagnostic")
 
     path = takes_kife.write("takes2011", results=results, configs=TAKES_CFG)
     text = path.read_text()
     assert path == results / "REPORT.md"
-    assert "## Table 2 — reconstruction cost E(M) and Dim" in text and "Claims of §4.1" in text
+    # the engine: the rule and the counts at the top, every claim of paper_values.yaml through the DSL
+    assert "**The agreement rule**" in text and "comparable cells agree with the paper" in text
+    assert "### Claims (10)" in text
+    knnc = next(ln for ln in text.splitlines() if "**f3_takes_vs_knnc**" in ln)
+    assert "**holds**" in knnc or "**does not hold**" in knnc  # evaluated on the tiny run
+    fskpca = next(ln for ln in text.splitlines() if "**f3_takes_vs_fskgs_fskpca**" in ln)
+    assert "**not evaluable**" in fskpca  # no FSKPCA in the tiny run
+    subs = text.split("### Substitutions and defaults")[1].split("## ")[0]
+    assert "takes2011_table2" in subs and "table2_reconstruction.yaml" in subs
+    # the descriptive sections, without verdicts, and the stability notes
+    assert "## Table 2 in detail" in text and "Figs. 2–3" in text
     assert (results / "table2_reconstruction" / "summary.csv").exists()  # rendered by the report
-    assert "Figs. 2–3" in text and "Fig. 3 'Compared with KNNC" in text
-    defaults = text.split("## Choices where the paper is silent")[1]
-    assert "median/4" in defaults and "table2_reconstruction.yaml" in defaults
+    assert "## Stability of the selected subsets" in text and "No ranking: a diagnostic" in text
+    assert (results / "fig23_gamma_median" / "stability.md").read_text().count("No ranking") == 1
 
 
 def test_kife_report_with_a_projection_run(tmp_path, pinned_commit):
@@ -415,7 +436,8 @@ def test_kife_report_with_a_projection_run(tmp_path, pinned_commit):
     }
     _run(cfg, tmp_path / "kp.yaml", results / "fig2_projection", kind="diagnostic")
     text = takes_kife.write("kife2011", results=results, configs=KIFE_CFG).read_text()
-    assert "## Table II — 1-NN test accuracy" in text and "not available" in text  # no tab2_* runs here
+    assert "**The agreement rule**" in text and "## Table II — every run" in text
+    assert "not available" in text  # no tab2_* runs here
     assert "## Fig. 2 — 2-D projections" in text and "| GDA |" in text
     assert (results / "fig2_projection" / "accuracy.csv").exists()
 
@@ -479,4 +501,4 @@ def test_takes_report_with_a_subset_of_learners(tmp_path, pinned_commit):
     }
     _run(t2, tmp_path / "t2.yaml", results / "table2_reconstruction", kind="diagnostic")
     text = takes_kife.write("takes2011", results=results, configs=TAKES_CFG).read_text()
-    assert "## Table 2 — reconstruction cost E(M) and Dim" in text
+    assert "## Table 2 in detail — reconstruction cost E(M) and Dim" in text

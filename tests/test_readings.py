@@ -183,6 +183,17 @@ def test_reading_table_maps_dataset_method_and_setting() -> None:
     assert TABLE["cells"][0]["S"] == 5  # the paper's table is not modified
 
 
+def test_reading_table_set_replaces_where_the_numbers_come_from() -> None:
+    entry = {"id": "r", "table": "tableX", "label": "l", "changes": "c"}
+    r = read_readings({"readings": [{**entry, "table_set": {"column": "E_test", "where": {"g": "x"}}}]})[0]
+    t, index = reading_table({**TABLE, "column": "E_train", "where": {"g": "y"}}, r)
+    assert t["column"] == "E_test" and t["where"] == {"g": "x"} and t["experiment"] == "default_exp"
+    assert index == list(range(len(TABLE["cells"])))  # every cell is read, as printed
+    # a table whose experiment maps datasets to experiments keeps the mapping unless the reading names one
+    per_ds = {**TABLE, "experiment": {"toy": "exp_toy"}}
+    assert reading_table(per_ds, r)[0]["experiment"] == {"toy": "exp_toy"}
+
+
 @pytest.mark.parametrize(
     "entry, message",
     [
@@ -239,13 +250,12 @@ def test_papers_readings_are_well_formed(paper: str) -> None:
     readings = read_readings(pv)
     assert readings, f"{paper}: no readings declared"
     configs = read_configs(ROOT / "configs" / paper)
-    tables = {t["id"] for t in pv.get("tables", [])} | {"table2_dim"}  # TAKES' Dim column (adapter)
+    tables = {t["id"] for t in pv.get("tables", [])}
     figures = {f["id"] for f in pv.get("figures", [])}
     for r in readings:
         assert (r.table in tables) if r.table else (r.figure in figures), r.id
-        exp = r.experiment
-        if exp and ":" not in exp:  # pseudo-experiments of an adapter carry a ':'
-            assert exp in configs, f"{paper}: reading {r.id} names no config {exp!r}"
+        if r.experiment:
+            assert r.experiment in configs, f"{paper}: reading {r.id} names no config {r.experiment!r}"
     for t in pv.get("tables", []):
         for c in t.get("cells") or []:
             if "paper_inconsistent" in c:
@@ -253,10 +263,12 @@ def test_papers_readings_are_well_formed(paper: str) -> None:
 
 
 @pytest.mark.parametrize("paper", ["kife2011", "takes2011"])
-def test_adapter_sections_on_committed_results(paper: str) -> None:
-    from fsbench.papers.readings import readings_section
+def test_readings_of_takes_and_kife_through_the_engine(paper: str) -> None:
+    # their tables are compared by the engine (value and CPU tables) and classified by the same hook
+    from fsbench.papers.page import comparison
 
-    summary, body = readings_section(paper, ROOT / "results" / paper, ROOT / "configs" / paper)
+    summary_lines, body = comparison(paper, ROOT / "results" / paper)
+    summary = "\n".join(summary_lines)
     m = re.search(r"Table cells: (\d+) of (\d+) comparable cells agree", summary)
     assert m and int(m.group(2)) > 0 and int(m.group(1)) <= int(m.group(2))
     n = re.search(

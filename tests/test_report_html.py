@@ -1,10 +1,9 @@
 """``fsbench report --html``: one self-contained HTML file with the report, comparisons, stability,
 ground truth and provenance; every embedded image decodes as a PNG."""
 
-import base64
 import json
-from html.parser import HTMLParser
 
+from results_helpers import read_self_contained_page
 from typer.testing import CliRunner
 
 from fsbench.cli import app
@@ -19,31 +18,6 @@ protocol: {{n_train: [20, 30], n_test: 30, repeats: 3, n_features: [2, 4], strat
 """
 
 
-class _Page(HTMLParser):
-    def __init__(self):
-        super().__init__()
-        self.headings, self.images, self.external = [], [], []
-        self._in_h2 = False
-
-    def handle_starttag(self, tag, attrs):
-        a = dict(attrs)
-        if tag == "h2":
-            self._in_h2 = True
-        if tag == "img":
-            self.images.append(a.get("src", ""))
-        for key in ("src", "href"):
-            if tag in ("img", "script", "link") and a.get(key) and not a[key].startswith("data:"):
-                self.external.append(a[key])
-
-    def handle_endtag(self, tag):
-        if tag == "h2":
-            self._in_h2 = False
-
-    def handle_data(self, data):
-        if self._in_h2 and data.strip():
-            self.headings.append(data.strip())
-
-
 def test_report_html_is_self_contained_with_all_sections(tmp_path):
     runner = CliRunner()
     for name, ds in (("toy_a", "weston_nonlinear"), ("toy_b", "weston_linear")):
@@ -53,15 +27,11 @@ def test_report_html_is_self_contained_with_all_sections(tmp_path):
         assert res.exit_code == 0, res.output
     res = runner.invoke(app, ["report", str(tmp_path / "res"), "--html"])
     assert res.exit_code == 0, res.output
-    page = _Page()
-    page.feed((tmp_path / "res" / "REPORT.html").read_text(encoding="utf-8"))
+    page = read_self_contained_page(tmp_path / "res" / "REPORT.html")
     for section in ("Selectors across datasets", "Stability", "Ground truth (synthetic data)", "Provenance"):
         assert section in page.headings, page.headings
-    assert page.external == []  # nothing outside the file
+    assert "Stability of the selected subsets" in page.headings  # REPORT.md's section
     assert len(page.images) >= 3
-    for src in page.images:
-        assert src.startswith("data:image/png;base64,")
-        assert base64.b64decode(src.split(",", 1)[1]).startswith(b"\x89PNG\r\n\x1a\n")
     run = json.loads((tmp_path / "res" / "toy_a" / "run.json").read_text())
     assert run["config_hash"][:12] in (tmp_path / "res" / "REPORT.html").read_text(encoding="utf-8")
 

@@ -1,19 +1,22 @@
 """Our results beside a paper's printed table cells: result frames, unit conversion, cell verdicts.
 
-The second layer of the paper comparison of ``fsbench report --paper`` (render → claims → cells →
-values): :func:`compare_table` compares one printed table of ``paper_values.yaml`` with the rows of
-``results.csv`` and returns one :class:`CellResult` per printed cell; its docstring is the one
-description of the agreement rule. The helpers that shape result frames (:func:`method_frame`, the
-x-value and metric selection) are shared with :mod:`fsbench.papers.claims`.
+A layer of the paper comparison of ``fsbench report --paper`` (render → claims → cells → sources →
+values): :func:`compare_table` compares one printed table of ``paper_values.yaml`` with our result rows
+(experiments' ``results.csv`` and diagnostics' tables; which rows and which column:
+:mod:`fsbench.papers.sources`) and returns one :class:`CellResult` per printed number; its docstring is
+the one description of the agreement rule, :func:`agreement_rule` its wording for the reports.
 
 Units (fsbench's ``results.csv`` has ``error`` in [0, 1]):
 
 * ``error`` tables: error % = 100 · error; ``accuracy`` tables: accuracy % = 100 − error %; the std
-  is scaled by 100 (:func:`to_paper_unit`);
-* ``cpu_time`` tables (one run per cell, no std): the paper normalises to the fastest entry of the
+  is scaled by 100 (:func:`to_paper_unit`); ``value`` tables: the table's ``column`` as it is (e.g. a
+  diagnostic's reconstruction cost), and ``also_compare`` names further numbers printed in the same
+  cell (e.g. TAKES Table 2's Dim) with their columns;
+* ``cpu_time`` tables (one run per cell, no std): Ramona normalises to the fastest entry of the
   whole table ("All durations are normalized with respect to the minimum duration", §VI-C); both sides
-  are normalised that way: ours = mean ``fit_cpu_s`` over repeats (one value per task) / the fastest
-  such mean of the whole table (:func:`normalise_row` over all cells);
+  of every CPU-time table are normalised that way (a paper printing seconds of an unstated machine,
+  KIFE Table II, included: only ratios compare across machines): ours = mean ``fit_cpu_s`` over
+  repeats (one value per fit) / the fastest such mean of the whole table (:func:`normalise_row`);
 * ``rank_share`` (Table VII): :func:`fsbench.stats.rank_shares` in % over the experiments the table
   lists for each section that are present in the results.
 """
@@ -21,15 +24,23 @@ Units (fsbench's ``results.csv`` has ``error`` in [0, 1]):
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 import yaml
 
+from fsbench.papers.sources import (
+    d_of,
+    experiment_for,
+    experiments_of,
+    method_frame,
+    metric,
+    one_per_fit,
+    same_value,
+    select_rows,
+)
 from fsbench.papers.values import DEFAULT_REPEATS, ConfigInfo, _cards_dir, _entries, _entry_name
 from fsbench.stats import rank_shares, welch_from_summary
 
@@ -42,68 +53,10 @@ CPU_FACTOR = 2.0
 NO_STD_RULES = {
     "error": "|diff| ≤ our std",
     "accuracy": "|diff| ≤ our std",
+    "value": "|diff| ≤ our std",
     "cpu_time": f"table-normalised times within a factor {CPU_FACTOR:g} of each other",
     "rank_share": "|diff| ≤ 100·sqrt(p(1 − p)/k), p = the paper's share, k = our number of cells",
 }
-
-
-def method_frame(df: pd.DataFrame) -> pd.DataFrame:
-    """Results with ``selector`` set to the fsbench selector name where that is unambiguous.
-
-    The paper values name methods by ``selector_name``; results group by ``selector`` (the label).
-    Within each experiment whose labels map one-to-one to names, the label is replaced by the name
-    (e.g. ``AROM`` → ``arom``); otherwise the labels are kept.
-
-    Parameters
-    ----------
-    df : DataFrame
-        Rows of results.csv.
-
-    Returns
-    -------
-    DataFrame
-        A copy.
-    """
-    df = df.copy()
-    if df.empty or "selector_name" not in df.columns:
-        return df
-    pairs = df[["experiment", "selector", "selector_name"]].drop_duplicates()
-    n = pairs.groupby("experiment").agg(
-        pairs=("selector", "size"), labels=("selector", "nunique"), names=("selector_name", "nunique")
-    )
-    exps = n.index[(n["pairs"] == n["labels"]) & (n["pairs"] == n["names"])]
-    mask = df["experiment"].isin(exps)
-    df.loc[mask, "selector"] = df.loc[mask, "selector_name"].astype(str)
-    return df
-
-
-def _ok(df: pd.DataFrame) -> pd.DataFrame:
-    return df[df["status"] == "ok"]
-
-
-def _d_of(dataset: Any) -> float:
-    m = re.search(r"_D(\d+)$", str(dataset))
-    return float(m.group(1)) if m else float("nan")
-
-
-def _with_x(df: pd.DataFrame, x: str) -> pd.DataFrame:
-    df = df.copy()
-    if x == "D":
-        df["_x"] = df["dataset"].map(_d_of)
-    elif x in df.columns:
-        df["_x"] = df[x].astype(float)
-    else:
-        df["_x"] = np.nan
-    return df[df["_x"].notna()]
-
-
-def _metric_rows(df: pd.DataFrame, metric: str) -> tuple[pd.DataFrame, str]:
-    """OK rows and the column to average: error in %, or fit CPU time (one value per task)."""
-    d = _ok(df)
-    if metric == "fit_cpu_s":
-        return d.drop_duplicates("task_id"), "fit_cpu_s"
-    d = d.assign(_v=100.0 * d["error"])
-    return d, "_v"
 
 
 def to_paper_unit(mean: float, std: float, metric: str) -> tuple[float, float]:
@@ -146,6 +99,8 @@ class CellResult:
     ``status`` is one of ``agree``, ``differ`` (set by the agreement rule of :func:`compare_table`),
     ``reference`` (the normalisation base of a CPU row on both sides), ``not run``, ``not available``,
     ``failed``, ``external``, ``untestable``.
+    ``cell_index`` is the index of the printed cell in the table's ``cells`` and ``quantity`` the label
+    of the number it judges (``""``: the cell's ``value``; else an ``also_compare`` entry's label).
     ``tolerance`` is the no-std rule's bound where it is a number (rank shares); CPU cells also
     carry ``paper_norm`` (the paper's value ÷ its table minimum), ``ours_seconds`` (our mean CPU
     time) and ``ratio`` (ours ÷ paper, both normalised).
@@ -171,6 +126,8 @@ class CellResult:
     paper_norm: float = float("nan")
     ours_seconds: float = float("nan")
     ratio: float = float("nan")
+    quantity: str = ""
+    cell_index: int = -1
 
     @property
     def counted(self) -> bool:
@@ -220,13 +177,13 @@ def _verdict_std(c: CellResult) -> str:
 
 @dataclass
 class _Ctx:
-    """Everything the comparison looks up: results, configs, cards."""
+    """Everything the comparison looks up: results (experiments' and diagnostics' rows), configs, cards."""
 
     values: dict[str, Any]
     configs: dict[str, ConfigInfo]
     df: pd.DataFrame
     cards_dir: Path | None = None
-    _summaries: dict[str, pd.DataFrame] = field(default_factory=dict)
+    _available: dict[tuple[str, str | None], bool] = field(default_factory=dict)
 
     @property
     def experiments(self) -> set[str]:
@@ -235,14 +192,17 @@ class _Ctx:
     def exp_df(self, exp: str) -> pd.DataFrame:
         return self.df[self.df["experiment"] == exp]
 
-    def summary(self, exp: str) -> pd.DataFrame:
-        if exp not in self._summaries:
-            d = _ok(self.exp_df(exp))
-            g = d.groupby(["dataset", "kernel", "n_train", "n_features", "selector"], sort=False)["error"]
-            self._summaries[exp] = g.agg(mean="mean", std="std", n="count").reset_index()
-        return self._summaries[exp]
+    def ran(self, table: dict[str, Any]) -> bool:
+        """Whether any experiment of a table is in the results."""
+        return any(e in self.experiments for e in experiments_of(table.get("experiment")))
 
     def dataset_available(self, name: str, exp: str | None = None) -> bool:
+        key = (str(name), exp)
+        if key not in self._available:
+            self._available[key] = self._dataset_available(str(name), exp)
+        return self._available[key]
+
+    def _dataset_available(self, name: str, exp: str | None) -> bool:
         cfg = self.configs.get(exp) if exp else None
         if cfg is not None:
             for e in _entries(cfg.data.get("dataset")):
@@ -282,6 +242,23 @@ def _setting(cell: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
+#: Keys of a printed cell that select our rows, and the result column each one matches.
+_CELL_KEYS = (("dataset", "dataset"), ("kernel", "kernel"), ("S", "n_features"))
+
+
+def _cell_rows(ctx: _Ctx, table: dict[str, Any], cell: dict[str, Any], exp: str, ok: bool) -> pd.DataFrame:
+    """Our rows of one printed cell: the table's source (:func:`select_rows`), then the cell's keys."""
+    rows = select_rows(ctx.df, table, [exp], ok_only=ok)
+    for key, col in _CELL_KEYS:
+        if key in cell and len(rows):
+            rows = rows[same_value(rows[col], cell[key])] if col in rows.columns else rows.iloc[0:0]
+    if rows.empty:
+        return rows
+    m = str(cell["method"])  # a selector name, a paper id of `methods`, or a config label (a reading's)
+    hit = rows["selector"] == m
+    return rows[hit | (rows["label"] == m)] if "label" in rows.columns else rows[hit]
+
+
 def _missing_cell(ctx: _Ctx, exp: str, cell: dict[str, Any], rows: pd.DataFrame, c: CellResult) -> None:
     if len(rows):
         c.status, c.verdict = "failed", f"failed ({len(rows)} row(s))"
@@ -291,97 +268,119 @@ def _missing_cell(ctx: _Ctx, exp: str, cell: dict[str, Any], rows: pd.DataFrame,
         c.status, c.verdict = "not run", "not run"
 
 
-def _compare_error_table(table: dict[str, Any], ctx: _Ctx) -> list[CellResult]:
-    """Compare an error or accuracy table (Tables II–VI) cell by cell."""
-    exp = table.get("experiment")
-    metric = table["metric"]
-    cfg = ctx.configs.get(exp) if exp else None
-    ran = exp in ctx.experiments
-    s = ctx.summary(exp) if ran else pd.DataFrame()
-    raw = ctx.exp_df(exp) if ran else pd.DataFrame()
-    out = []
-    for cell in table.get("cells", []):
-        c = CellResult(
-            table=table["id"],
-            setting=_setting(cell),
-            method=str(cell["method"]),
-            paper=float(cell["value"]),
-            paper_std=float(cell["std"]) if cell.get("std") is not None else None,
-            doubtful=bool(cell.get("doubtful", False)),
-            note=str(cell.get("note") or ""),
-        )
-        out.append(c)
-        if cell.get("external"):
-            c.status, c.verdict = "external", "external (context)"
-            continue
-        if not ran:
-            c.status = "not available" if "dataset not available" in ctx.missing_reason(exp) else "not run"
-            c.verdict = "dataset not available" if c.status == "not available" else "not run"
-            continue
-        sel = (
-            (s["dataset"] == cell.get("dataset"))
-            & (s["kernel"] == cell.get("kernel"))
-            & (s["n_features"] == cell.get("S"))
-            & (s["selector"] == c.method)
-        )
-        hit = s[sel]
-        if hit.empty:
-            bad = raw[
-                (raw["dataset"] == cell.get("dataset"))
-                & (raw["kernel"] == cell.get("kernel"))
-                & (raw["n_features"] == cell.get("S"))
-                & (raw["selector"] == c.method)
-            ]
-            _missing_cell(ctx, exp, cell, bad, c)
-            continue
-        row = hit.sort_values(["n", "n_train"]).iloc[-1]  # several n_train: the best-populated, largest
-        c.ours, c.ours_std = to_paper_unit(float(row["mean"]), float(row["std"]), metric)
-        c.n_ours = int(row["n"])
-        c.n_paper = cfg.repeats(cell.get("dataset")) if cfg else DEFAULT_REPEATS
-        if c.paper_std is not None:
-            c.diff, c.within_std, c.p, c.status = judge_with_std(
-                c.paper, c.paper_std, c.n_paper, c.ours, c.ours_std, c.n_ours
-            )
-            c.verdict = _verdict_std(c)
-        else:
-            c.diff = c.ours - c.paper
-            ok = c.ours_std == c.ours_std and abs(c.diff) <= c.ours_std
-            c.status = "agree" if ok else "differ"
-            c.verdict = f"no std in paper: {'✓ within' if ok else '✗ outside'} tolerance"
+def _quantities(table: dict[str, Any]) -> list[tuple[str, str, Any, list[str] | None]]:
+    """(cell key, label, metric, methods or None) of every printed number of a cell: ``value`` in the
+    table's metric, then each ``also_compare`` entry (a further number printed in the same cell)."""
+    out: list[tuple[str, str, Any, list[str] | None]] = [
+        ("value", "", metric(table["metric"], table.get("column")), None)
+    ]
+    for key, spec in (table.get("also_compare") or {}).items():
+        methods = [str(m) for m in spec["methods"]] if spec.get("methods") else None
+        out.append((str(key), str(spec.get("label", key)), metric("value", spec["column"]), methods))
     return out
 
 
+def _compare_value_table(table: dict[str, Any], ctx: _Ctx) -> list[CellResult]:
+    """Compare a table of per-repeat values (error, accuracy or any result column) cell by cell."""
+    out = []
+    for i, cell in enumerate(table.get("cells", [])):
+        for key, label, met, methods in _quantities(table):
+            if key not in cell or (methods is not None and str(cell["method"]) not in methods):
+                continue
+            c = CellResult(
+                table=table["id"],
+                setting=_setting(cell),
+                method=str(cell["method"]),
+                paper=float(cell[key]),
+                paper_std=float(cell["std"]) if key == "value" and cell.get("std") is not None else None,
+                doubtful=bool(cell.get("doubtful", False)),
+                note=str(cell.get("note") or ""),
+                quantity=label,
+                cell_index=i,
+            )
+            out.append(c)
+            _judge_value_cell(table, cell, met, ctx, c)
+    return out
+
+
+def _judge_value_cell(
+    table: dict[str, Any], cell: dict[str, Any], met: Any, ctx: _Ctx, c: CellResult
+) -> None:
+    if cell.get("external"):
+        c.status, c.verdict = "external", "external (context)"
+        return
+    exp = experiment_for(table.get("experiment"), cell.get("dataset"))
+    if exp is None or exp not in ctx.experiments:
+        if exp is None and "dataset" in cell and not ctx.dataset_available(str(cell["dataset"])):
+            c.status, c.verdict = "not available", "dataset not available"
+            return
+        c.status = "not available" if "dataset not available" in ctx.missing_reason(exp) else "not run"
+        c.verdict = "dataset not available" if c.status == "not available" else "not run"
+        return
+    rows = _cell_rows(ctx, table, cell, exp, ok=True)
+    if rows.empty:
+        _missing_cell(ctx, exp, cell, _cell_rows(ctx, table, cell, exp, ok=False), c)
+        return
+    if met.per_task:
+        rows = one_per_fit(rows)
+    col = pd.to_numeric(rows[met.column], errors="coerce")
+    g = col.groupby(rows["n_train"] if "n_train" in rows.columns else 0).agg(["mean", "std", "count"])
+    g = g.rename(columns={"count": "n"}).reset_index(names="n_train")
+    row = g.sort_values(["n", "n_train"]).iloc[-1]  # several n_train: the best-populated, largest
+    c.ours, c.ours_std = met.convert(float(row["mean"]), float(row["std"]))
+    c.n_ours = int(row["n"])
+    cfg = ctx.configs.get(exp)
+    c.n_paper = cfg.repeats(cell.get("dataset")) if cfg else DEFAULT_REPEATS
+    if c.paper_std is not None:
+        c.diff, c.within_std, c.p, c.status = judge_with_std(
+            c.paper, c.paper_std, c.n_paper, c.ours, c.ours_std, c.n_ours
+        )
+        c.verdict = _verdict_std(c)
+    else:
+        c.diff = c.ours - c.paper
+        ok = c.ours_std == c.ours_std and abs(c.diff) <= c.ours_std
+        c.status = "agree" if ok else "differ"
+        c.verdict = f"no std in paper: {'✓ within' if ok else '✗ outside'} tolerance"
+
+
+def _cpu_row_rows(t: pd.DataFrame, key: str, value: Any) -> tuple[pd.DataFrame, str]:
+    """Our tasks of one row of a CPU-time table: row key N (n_train), D (the nearest ``_D<D>`` dataset
+    within 20 %) or any result column (e.g. ``dataset``)."""
+    if key == "N":
+        return t[t["n_train"] == value], ""
+    if key == "D":
+        ds = sorted(t["_D"].dropna().unique())
+        near = [d for d in ds if abs(d - value) <= 0.2 * value]
+        best = min(near, key=lambda d: abs(d - value)) if near else None
+        sub = t[t["_D"] == best] if best is not None else t.iloc[0:0]
+        return sub, (f"ours: D = {best:g}" if best is not None and best != value else "")
+    return (t[same_value(t[key], value)] if key in t.columns else t.iloc[0:0]), ""
+
+
 def _compare_cpu_table(table: dict[str, Any], ctx: _Ctx) -> list[CellResult]:
-    """Compare a CPU-time table (VIII: rows N, IX: rows D), both sides normalised to the fastest entry of
-    the *whole table*, as the paper does ("All durations are normalized with respect to the minimum
-    duration", §VI-C; Table VIII's caption: "normalized with respect to the lowest time")."""
-    exp = table.get("experiment")
+    """Compare a CPU-time table (Ramona VIII: rows N, IX: rows D; KIFE II: rows dataset), both sides
+    normalised to the fastest entry of the *whole table* (Ramona's normalisation: "All durations are
+    normalized with respect to the minimum duration", §VI-C; Table VIII's caption: "normalized with
+    respect to the lowest time"; applied to every CPU-time table, so that times measured on different
+    machines compare)."""
     key = table["rows"]["key"]
-    ran = exp in ctx.experiments
+    exps = experiments_of(table.get("experiment"))
+    ran = ctx.ran(table)
     out: list[CellResult] = []
     rows: dict[Any, list[dict[str, Any]]] = {}
+    index = {id(cell): i for i, cell in enumerate(table.get("cells", []))}
     for cell in table.get("cells", []):
         rows.setdefault(cell[key], []).append(cell)
     t = pd.DataFrame()
     if ran:
-        t = _ok(ctx.exp_df(exp)).drop_duplicates("task_id")
-        t = t.assign(_D=t["dataset"].map(_d_of))
+        t = one_per_fit(select_rows(ctx.df, table, exps))
+        t = t.assign(_D=t["dataset"].map(d_of))
     paper_all = {(v, str(c["method"])): float(c["value"]) for v, cs in rows.items() for c in cs}
     paper_table = normalise_row({f"{v}|{m}": x for (v, m), x in paper_all.items()})
     per_row: dict[Any, tuple] = {}
     for value, cells in rows.items():
         methods = [str(c["method"]) for c in cells]
-        sub, note = pd.DataFrame(), ""
-        if ran:
-            if key == "N":
-                sub = t[t["n_train"] == value]
-            else:
-                ds = sorted(t["_D"].dropna().unique())
-                near = [d for d in ds if abs(d - value) <= 0.2 * value]
-                best = min(near, key=lambda d: abs(d - value)) if near else None
-                sub = t[t["_D"] == best] if best is not None else t.iloc[0:0]
-                if best is not None and best != value:
-                    note = f"ours: D = {best:g}"
+        sub, note = _cpu_row_rows(t, key, value) if ran else (pd.DataFrame(), "")
         g = sub[sub["selector"].isin(methods)].groupby("selector")["fit_cpu_s"] if len(sub) else None
         means = g.mean().to_dict() if g is not None else {}
         stds = g.std().to_dict() if g is not None else {}
@@ -404,27 +403,35 @@ def _compare_cpu_table(table: dict[str, Any], ctx: _Ctx) -> list[CellResult]:
                 doubtful=bool(cell.get("doubtful", False)),
                 note="; ".join(x for x in (note, str(cell.get("note") or "")) if x),
                 paper_norm=paper_norm[m],
+                cell_index=index[id(cell)],
             )
             out.append(c)
             if cell.get("external"):
                 c.status, c.verdict = "external", "external (context)"
                 continue
             if not ran or m not in means:
-                c.status, c.verdict = "not run", "not run"
+                gone = key == "dataset" and not ctx.dataset_available(str(value))
+                c.status, c.verdict = ("not available", "dataset not available") if gone else ("not run",) * 2
                 continue
-            c.ours, c.n_ours, c.ours_seconds = ours_norm[m], int(counts[m]), float(means[m])
-            c.ours_std = stds[m] / base if base == base else float("nan")
-            c.diff = c.ours - paper_norm[m]
-            c.ratio = ratio = c.ours / paper_norm[m] if paper_norm[m] > 0 else float("nan")
-            if abs(paper_norm[m] - 1) < 1e-12 and abs(c.ours - 1) < 1e-12:
-                c.status, c.verdict = "reference", "table reference (= 1 on both sides)"
-            elif ratio == ratio and 1 / CPU_FACTOR <= ratio <= CPU_FACTOR:
-                c.status, c.verdict = "agree", "no std in paper: ✓ within tolerance"
-            elif ratio == ratio:
-                c.status, c.verdict = "differ", "no std in paper: ✗ outside tolerance"
-            else:
-                c.status, c.verdict = "untestable", "not testable (zero time)"
+            _judge_cpu_cell(c, paper_norm[m], ours_norm[m], float(means[m]), stds[m], int(counts[m]), base)
     return out
+
+
+def _judge_cpu_cell(
+    c: CellResult, paper_norm: float, ours_norm: float, seconds: float, std: float, n: int, base: float
+) -> None:
+    c.ours, c.n_ours, c.ours_seconds = ours_norm, n, seconds
+    c.ours_std = std / base if base == base else float("nan")
+    c.diff = c.ours - paper_norm
+    c.ratio = ratio = c.ours / paper_norm if paper_norm > 0 else float("nan")
+    if abs(paper_norm - 1) < 1e-12 and abs(c.ours - 1) < 1e-12:
+        c.status, c.verdict = "reference", "table reference (= 1 on both sides)"
+    elif ratio == ratio and 1 / CPU_FACTOR <= ratio <= CPU_FACTOR:
+        c.status, c.verdict = "agree", "no std in paper: ✓ within tolerance"
+    elif ratio == ratio:
+        c.status, c.verdict = "differ", "no std in paper: ✗ outside tolerance"
+    else:
+        c.status, c.verdict = "untestable", "not testable (zero time)"
 
 
 def _rank_frame(ctx: _Ctx, experiments: list[str]) -> pd.DataFrame:
@@ -446,7 +453,7 @@ def _compare_rank_table(table: dict[str, Any], ctx: _Ctx) -> tuple[list[CellResu
             f" (missing: {', '.join(missing)})" if missing else ""
         )
     out = []
-    for cell in table.get("cells", []):
+    for i, cell in enumerate(table.get("cells", [])):
         sec, rank, m = cell["section"], cell["rank"], str(cell["method"])
         c = CellResult(
             table=table["id"],
@@ -455,6 +462,7 @@ def _compare_rank_table(table: dict[str, Any], ctx: _Ctx) -> tuple[list[CellResu
             paper=float(cell["value"]),
             paper_std=None,
             doubtful=bool(cell.get("doubtful", False)),
+            cell_index=i,
         )
         out.append(c)
         sh = shares.get(sec, pd.DataFrame())
@@ -485,7 +493,7 @@ def compare_table(
     Parameters
     ----------
     table : dict
-        An entry of ``tables`` with ``cells`` (metric error, accuracy, cpu_time or rank_share).
+        An entry of ``tables`` with ``cells`` (metric error, accuracy, value, cpu_time or rank_share).
     df : DataFrame
         Rows of results.csv (any experiments).
     configs : dict, optional
@@ -510,7 +518,7 @@ def compare_table(
       t-test from the summary statistics (:func:`fsbench.stats.welch_from_summary`) is not significant
       at :data:`ALPHA`, with the paper's n = the ``repeats`` of the experiment's config and ours = our
       repeats;
-    * the paper gives no std (:data:`NO_STD_RULES`): error / accuracy: |ours − paper| ≤ our std; CPU
+    * the paper gives no std (:data:`NO_STD_RULES`): error / accuracy / value: |ours − paper| ≤ our std; CPU
       time: the times normalised to the whole table's fastest entry within a factor
       :data:`CPU_FACTOR` of each other (the normalisation base, 1 on both sides, is a ``reference``
       and not judged); rank shares:
@@ -519,11 +527,38 @@ def compare_table(
     else it **differs**.
     """
     ctx = _Ctx({}, configs or {}, method_frame(df) if len(df) else df, cards_dir)
-    metric = table.get("metric")
-    if metric == "cpu_time":
+    return compare_in_context(table, ctx)
+
+
+#: Table metrics compared cell by cell from per-repeat values (:func:`_compare_value_table`).
+VALUE_METRICS = ("error", "accuracy", "value")
+
+
+def compare_in_context(table: dict[str, Any], ctx: _Ctx) -> list[CellResult]:
+    """:func:`compare_table` with the lookups already made (one context for all tables of a paper)."""
+    kind = table.get("metric")
+    if kind == "cpu_time":
         return _compare_cpu_table(table, ctx)
-    if metric == "rank_share":
+    if kind == "rank_share":
         return _compare_rank_table(table, ctx)[0]
-    if metric in ("error", "accuracy"):
-        return _compare_error_table(table, ctx)
-    raise ValueError(f"table {table.get('id')}: no comparison for metric {metric!r}")
+    if kind in VALUE_METRICS:
+        return _compare_value_table(table, ctx)
+    raise ValueError(f"table {table.get('id')}: no comparison for metric {kind!r}")
+
+
+def agreement_rule() -> str:
+    """The agreement rule of :func:`compare_table` in one paragraph, for the top of every report."""
+    return (
+        "**The agreement rule** (one rule for every printed table cell of every paper; "
+        "`fsbench.papers.cells.compare_table`). Our value is put in the table's unit (mean over our "
+        "repeats). Where the paper prints a std, a cell **agrees** when |ours − paper| ≤ the paper's std, "
+        f"or when Welch's t-test (the paper's n = the config's `repeats`) is not significant at "
+        f"{100 * ALPHA:g} %. "
+        f"Where it prints none: errors, accuracies and other per-repeat values agree when "
+        f"{NO_STD_RULES['error']}; CPU times when, both sides divided by the fastest entry of the whole "
+        f"table, they are within a factor {CPU_FACTOR:g} of each other; rank shares when "
+        f"{NO_STD_RULES['rank_share']}. "
+        "Otherwise the cell **differs**. Cells the paper copies from other publications are context only; "
+        "doubtful readings are flagged and left out of the counts; cells whose experiment did not run or "
+        "whose dataset is not available are counted apart."
+    )

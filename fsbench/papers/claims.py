@@ -1,74 +1,73 @@
 """The claim DSL: a paper's qualitative claims checked on our results.
 
-The third layer of the paper comparison of ``fsbench report --paper`` (render → claims → cells →
-values). A claim of ``paper_values.yaml`` (``claims``; the file's header documents every check
-``kind``) holds when all its checks hold: :func:`evaluate_check` evaluates one check on the rows of
-``results.csv`` (order relations between selectors, levels, curve shapes, paired t-tests, rank shares,
-two experiments compared), :func:`evaluate_claim` combines them into :data:`HOLDS`, :data:`FAILS`,
-:data:`NOT_EVALUABLE` (results missing) or :data:`NOT_CHECKABLE` (a claim without checks).
+A layer of the paper comparison of ``fsbench report --paper`` (render → claims → checks → cells →
+sources → values). A claim of ``paper_values.yaml`` (``claims``; the FORMAT header of
+``configs/ramona2012/paper_values.yaml`` documents every check ``kind`` and key) holds when all its
+checks hold: :func:`evaluate_check` evaluates one check on our result rows (order relations between
+selectors, levels, curve shapes; ratios, paired t-tests, rank shares and two experiments compared are in
+:mod:`fsbench.papers.checks`) at the
+points of its ``x`` (S, n, D, or categories such as datasets), :func:`evaluate_claim` combines them into
+:data:`HOLDS`, :data:`FAILS`, :data:`NOT_EVALUABLE` (results missing) or :data:`NOT_CHECKABLE` (a claim
+without checks). Which rows and which column a check reads is :mod:`fsbench.papers.sources`'s business;
+a check inherits the source keys of its claim's table or figure (``experiment``, ``where``,
+``method_column``, ``methods``) unless it sets them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from fsbench.papers.cells import _d_of, _fmt_p, _metric_rows, _ok, _with_x, method_frame
-from fsbench.stats import BASELINE, CELL, paired_ttests, rank_shares
+from fsbench.papers.checks import (
+    FAILS,
+    HOLDS,
+    NOT_CHECKABLE,
+    NOT_EVALUABLE,
+    CheckResult,
+    _check_compare_experiments,
+    _check_rank_share,
+    _check_ratio,
+    _check_significance,
+    _combine,
+    _ne,
+    _quantify,
+    _x_label,
+)
+from fsbench.papers.sources import (
+    Metric,
+    experiments_of,
+    is_numeric_x,
+    method_frame,
+    metric,
+    name_methods,
+    one_per_fit,
+    select_rows,
+    with_x,
+)
+from fsbench.stats import BASELINE
 
-HOLDS, FAILS, NOT_EVALUABLE = "holds", "does not hold", "not evaluable"
-NOT_CHECKABLE = "not machine-checkable"
-_X_LABEL = {"n_features": "S", "n_train": "n", "D": "D"}
-
-
-@dataclass
-class CheckResult:
-    """Outcome of one check: ``status`` (holds / does not hold / not evaluable) and the numbers."""
-
-    status: str
-    detail: str
-
-
-def _ne(msg: str) -> CheckResult:
-    return CheckResult(NOT_EVALUABLE, msg)
-
-
-def _combine(flags: list[bool], aggregate: str) -> bool:
-    if aggregate == "majority":
-        return sum(flags) > len(flags) / 2
-    if aggregate == "any":
-        return any(flags)
-    return all(flags)
-
-
-def _quantify(flags: dict[str, bool], quantifier: str | None) -> bool:
-    if quantifier == "most":
-        return sum(flags.values()) > len(flags) / 2
-    return all(flags.values())
+#: Keys of a claim's table or figure entry that its checks inherit (where our numbers come from).
+SOURCE_KEYS = ("experiment", "where", "method_column", "methods")
 
 
-def _num(v: float, metric: str) -> str:
-    return f"{v:.3g} s" if metric == "fit_cpu_s" else f"{v:.2f} %"
+def _vals(d: dict[str, float], met: Metric) -> str:
+    return ", ".join(f"{k} {met.fmt(v)}" for k, v in d.items())
 
 
-def _vals(d: dict[str, float], metric: str) -> str:
-    return ", ".join(f"{k} {_num(v, metric)}" for k, v in d.items())
-
-
-def _xs(xs: Iterable[float]) -> str:
-    return ", ".join(f"{x:g}" for x in xs)
+def _xs(xs: Iterable[Any]) -> str:
+    return ", ".join(f"{x:g}" if isinstance(x, (int, float, np.number)) else str(x) for x in xs)
 
 
 def evaluate_check(
     check: dict[str, Any],
     df: pd.DataFrame,
-    experiment: str | None = None,
+    experiment: Any = None,
     missing_reason: Callable[[str | None], str] | None = None,
+    source: dict[str, Any] | None = None,
 ) -> CheckResult:
     """Evaluate one claim check of the paper-values FORMAT on our results.
 
@@ -77,11 +76,13 @@ def evaluate_check(
     check : dict
         The check (``kind``, ``selectors``, ``than``, ``x``, ``range``, ``aggregate``, ...).
     df : DataFrame
-        Results (rows of results.csv, any experiments).
-    experiment : str, optional
-        Default experiment (the claim's figure's or table's), used when the check names none.
+        Results (rows of results.csv and of diagnostics' tables, any experiments).
+    experiment : str, list or dict, optional
+        Default experiment(s) (the claim's figure's or table's), used when the check names none.
     missing_reason : callable, optional
         Experiment name → why it has no results (default ``"not run"``).
+    source : dict, optional
+        The claim's table or figure entry: its :data:`SOURCE_KEYS` are the check's defaults.
 
     Returns
     -------
@@ -89,11 +90,15 @@ def evaluate_check(
 
     Notes
     -----
-    ``err`` at an x value is the mean over repeats (error in %, or ``fit_cpu_s`` in seconds with one
-    value per task), pooled over whatever else varies at that x (several datasets of one experiment).
-    Only x values in the range where every involved selector has results are used. ``best`` /
-    ``worst`` count ties as satisfied; ``trend`` and ``gain`` use the smallest and largest x run
-    inside the range (printed in the detail). Significance checks with ``aggregate: mean`` average
+    ``v`` at an x value is the mean over repeats of the check's metric (:func:`fsbench.papers.sources.
+    metric`: error in % by default, ``fit_cpu_s`` with one value per fit, any result column), pooled
+    over whatever else varies at that x (several datasets of one experiment). A numeric x (S, n, D) is
+    restricted to ``range``; a categorical x (``dataset``, or a list of columns such as ``[dataset,
+    n_features]``) has one point per category, and its ``range``, if any, bounds S. Only x values where
+    every involved selector has results are used. "Better" means lower, or higher for a metric where
+    higher is better (accuracy).
+    ``best`` / ``worst`` count ties as satisfied; ``trend`` and ``gain`` use the smallest and largest x
+    run inside the range (printed in the detail). Significance checks with ``aggregate: mean`` average
     each repeat's metric over the range and test once per pair; a pair with fewer than two paired
     repeats is left undecided. A check whose experiment or selectors have no results is
     :data:`NOT_EVALUABLE`.
@@ -101,54 +106,90 @@ def evaluate_check(
     why = missing_reason or (lambda e: f"not run (no results for `{e}`)")
     kind = check.get("kind")
     have = set(df["experiment"].astype(str)) if len(df) else set()
-    exp = check.get("experiment", experiment)
-    wanted = [str(e) for e in check.get("experiments") or []] or [exp]
-    df = method_frame(df[df["experiment"].isin(wanted)]) if len(df) else df
-    if kind == "compare_experiments":
-        return _check_compare_experiments(check, df, have, why)
-    if kind == "rank_share":
-        return _check_rank_share(check, df, have, why)
-    if exp is None:
+    src = {k: v for k, v in (source or {}).items() if k in SOURCE_KEYS}
+    if experiment is not None:
+        src["experiment"] = experiment
+    src.update(check)
+    if kind in ("compare_experiments", "rank_share"):
+        wanted = [str(e) for e in check.get("experiments") or []]
+        sub = method_frame(df[df["experiment"].isin(wanted)]) if len(df) else df
+        if kind == "compare_experiments":
+            return _check_compare_experiments(check, sub, have, why)
+        return _check_rank_share(check, sub, have, why)
+    exps = experiments_of(src.get("experiment"))
+    if not exps:
         return _ne("the check names no experiment")
-    if exp not in have:
-        return _ne(f"`{exp}`: {why(exp)}")
-    metric = check.get("metric", "error")
+    absent = [e for e in exps if e not in have]
+    if absent:
+        return _ne("; ".join(f"`{e}`: {why(e)}" for e in absent))
+    met = metric(check.get("metric", "error"))
     x = check.get("x", "n_features")
-    xl = _X_LABEL.get(x, x)
-    lo, hi = (float(v) for v in check.get("range", [-np.inf, np.inf]))
-    rows, col = _metric_rows(df[df["experiment"] == exp], metric)
-    rows = _with_x(rows, x)
-    rows = rows[(rows["_x"] >= lo) & (rows["_x"] <= hi)]
-    present = sorted(set(rows["selector"]) - {BASELINE})
+    xl = _x_label(x)
+    rows = select_rows(method_frame(df[df["experiment"].isin(exps)]), src, exps)
+    if met.per_task:
+        rows = one_per_fit(rows)
+    rows = with_x(rows.assign(_v=met.values(rows)) if len(rows) else rows.assign(_v=np.nan), x)
+    where_exp = f"`{exps[0]}`" if len(exps) == 1 else ", ".join(f"`{e}`" for e in exps)
+    if is_numeric_x(x):
+        lo, hi = (float(v) for v in check.get("range", [-np.inf, np.inf]))
+        rows = rows[(rows["_x"] >= lo) & (rows["_x"] <= hi)]
+        rng = f"{xl} ∈ [{lo:g}, {hi:g}]"
+    else:
+        rng = f"each {xl}"
+        if "range" in check:  # a categorical x: the range bounds S
+            lo, hi = (float(v) for v in check["range"])
+            s_col = pd.to_numeric(rows["n_features"], errors="coerce")
+            rows = rows[(s_col >= lo) & (s_col <= hi)]
+            rng += f", S ∈ [{lo:g}, {hi:g}]"
     selectors = [str(s) for s in check.get("selectors") or []]
     than = [str(s) for s in check.get("than") or []]
+    rows = name_methods(rows, [*selectors, *than, *(str(s) for s in check.get("among") or [])])
+    present = sorted(set(rows["selector"]) - {BASELINE})
     among = [str(s) for s in check.get("among") or []] or present
     if kind in ("best", "worst"):
         involved = list(dict.fromkeys(selectors + among))
     else:
         involved = list(dict.fromkeys(selectors + than))
     missing = [s for s in involved if s not in set(rows["selector"])]
-    rng = f"{xl} ∈ [{lo:g}, {hi:g}]"
     if missing:
-        return _ne(f"no results for {', '.join(missing)} in `{exp}` over {rng}")
+        return _ne(f"no results for {', '.join(missing)} in {where_exp} over {rng}")
     if not involved:
         return _ne("the check names no selectors")
-    table = rows[rows["selector"].isin(involved)].groupby(["_x", "selector"])[col].mean().unstack()
+    table = rows[rows["selector"].isin(involved)].groupby(["_x", "selector"])["_v"].mean().unstack()
     table = table.dropna(how="any")
     if table.empty:
-        return _ne(f"no {xl} value in [{lo:g}, {hi:g}] where all of {', '.join(involved)} have results")
-    if kind in ("significant", "not_significant"):
-        return _check_significance(check, df[df["experiment"] == exp], x, lo, hi, selectors, than, rng)
+        return _ne(f"no {xl} value ({rng}) where all of {', '.join(involved)} have results")
+    if kind in ("significant", "not_significant", "not_significantly_worse"):
+        return _check_significance(check, rows, met, selectors, than, rng)
+    if kind == "ratio":
+        return _check_ratio(check, table, selectors, than, met, rng)
+    return _check_points(kind, check, table, selectors, than, among, involved, met, xl, rng)
+
+
+def _check_points(
+    kind: str,
+    check: dict[str, Any],
+    table: pd.DataFrame,
+    selectors: list[str],
+    than: list[str],
+    among: list[str],
+    involved: list[str],
+    met: Metric,
+    xl: str,
+    rng: str,
+) -> CheckResult:
+    """The order, level and curve checks on the table of means (x values × selectors)."""
     tol = float(check.get("tolerance", 0.0))
     value = check.get("value")
     aggregate = check.get("aggregate", "mean")
     quant = check.get("quantifier")
+    sign = -1.0 if met.higher_is_better else 1.0  # compare sign · v: lower is better
     xs = list(table.index)
     if aggregate == "mean":
         points = {"mean": table.mean(axis=0).to_dict()}
         where = f"mean over {rng} ({len(xs)} value(s): {_xs(xs)})"
     else:
-        points = {f"{xl} = {x_:g}": table.loc[x_].to_dict() for x_ in xs}
+        points = {(f"{xl} = {x_:g}" if not isinstance(x_, str) else x_): table.loc[x_].to_dict() for x_ in xs}
         where = f"{aggregate} over {rng}"
 
     def per_point(pred: Callable[[dict[str, float]], bool]) -> bool:
@@ -160,8 +201,8 @@ def evaluate_check(
 
     def summary_vals(names: list[str]) -> str:
         if aggregate == "mean":
-            return _vals({n: points["mean"][n] for n in names}, metric)
-        return "; ".join(f"{k}: {_vals({n: v[n] for n in names}, metric)}" for k, v in points.items())
+            return _vals({n: points["mean"][n] for n in names}, met)
+        return "; ".join(f"{k}: {_vals({n: v[n] for n in names}, met)}" for k, v in points.items())
 
     def res(ok: bool, text: str, extra: str = "") -> CheckResult:
         return CheckResult(HOLDS if ok else FAILS, text + (f" — {extra}" if extra else ""))
@@ -179,11 +220,12 @@ def evaluate_check(
 
         def pred_s(s: str, v: dict[str, float]) -> bool:
             if kind == "better":
-                return all(v[s] < v[t] for t in than)
-            return all(v[s] <= v[t] + tol for t in than)
+                return all(sign * v[s] < sign * v[t] for t in than)
+            return all(sign * v[s] <= sign * v[t] + tol for t in than)
 
         ok = subject_result(pred_s, selectors)
-        op = "<" if kind == "better" else f"≤ (+{tol:g})"
+        lt, le = ("<", "≤") if sign > 0 else (">", "≥")
+        op = lt if kind == "better" else f"{le} ({'+' if sign > 0 else '−'}{tol:g})"
         text = f"{summary_vals(selectors)} {op} {summary_vals(than)}" if aggregate == "mean" else ""
         text = text or f"{', '.join(selectors)} {op} {', '.join(than)}: {summary_vals(involved)}"
         return res(ok, f"{text} ({where})", counts(selectors, pred_s))
@@ -191,13 +233,17 @@ def evaluate_check(
         pool = among
 
         def pred_s(s: str, v: dict[str, float]) -> bool:
-            others = [v[t] for t in pool if t != s]
+            others = [sign * v[t] for t in pool if t != s]
             if not others:
                 return True
-            return v[s] <= min(others) if kind == "best" else v[s] >= max(others)
+            return sign * v[s] <= min(others) if kind == "best" else sign * v[s] >= max(others)
 
         ok = subject_result(pred_s, selectors)
-        word = "lowest" if kind == "best" else "highest"
+        word = (
+            ("lowest" if kind == "best" else "highest")
+            if sign > 0
+            else ("highest" if kind == "best" else "lowest")
+        )
         return res(
             ok,
             f"{', '.join(selectors)} {word} among {', '.join(pool)}: {summary_vals(pool)} ({where})",
@@ -206,7 +252,7 @@ def evaluate_check(
     if kind == "close":
         ok = per_point(lambda v: all(abs(v[a] - v[b]) <= tol for a, b in combinations(selectors, 2)))
         spread = {k: max(v[s] for s in selectors) - min(v[s] for s in selectors) for k, v in points.items()}
-        sp = ", ".join(f"{k}: {_num(d, metric)}" for k, d in spread.items())
+        sp = ", ".join(f"{k}: {met.fmt(d)}" for k, d in spread.items())
         return res(ok, f"spread of {', '.join(selectors)} {sp} vs tolerance {tol:g} ({where})")
     if kind in ("level", "above", "below"):
         if value is None:
@@ -243,11 +289,9 @@ def evaluate_check(
         stacked = table[selectors].stack()
         (x_min, s_min), m = stacked.idxmin(), float(stacked.min())
         ok = abs(m - val) <= tol
-        return res(
-            ok, f"minimum {_num(m, metric)} ({s_min} at {xl} = {x_min:g}) vs {val:g} ± {tol:g} over {rng}"
-        )
+        return res(ok, f"minimum {met.fmt(m)} ({s_min} at {xl} = {x_min:g}) vs {val:g} ± {tol:g} over {rng}")
     if kind in ("trend", "flat", "gain", "slope"):
-        return _check_curve(kind, check, table, selectors, metric, xl, rng, tol, value, quant)
+        return _check_curve(kind, check, table, selectors, met, xl, rng, tol, value, quant)
     return _ne(f"unknown check kind {kind!r}")
 
 
@@ -256,7 +300,7 @@ def _check_curve(
     check: dict[str, Any],
     table: pd.DataFrame,
     selectors: list[str],
-    metric: str,
+    met: Metric,
     xl: str,
     rng: str,
     tol: float,
@@ -308,158 +352,19 @@ def _check_curve(
     else:
         head = f"log-log slope over {xl} = {_xs(xs)}: {', '.join(parts)} vs {float(value):g} ± {tol:g}{q}"
     if kind != "slope":
-        head += f" [{metric if metric == 'fit_cpu_s' else 'error %'}]"
+        head += f" [{met.name if met.unit != '%' else f'{met.name} %'}]"
     return CheckResult(HOLDS if ok else FAILS, head)
-
-
-def _check_significance(
-    check: dict[str, Any],
-    df: pd.DataFrame,
-    x: str,
-    lo: float,
-    hi: float,
-    selectors: list[str],
-    than: list[str],
-    rng: str,
-) -> CheckResult:
-    kind = check["kind"]
-    metric = check.get("metric", "error")
-    value = "fit_cpu_s" if metric == "fit_cpu_s" else "error"
-    aggregate = check.get("aggregate", "mean")
-    pairs = [(s, t) for s in selectors for t in than] if than else list(combinations(selectors, 2))
-    involved = list(dict.fromkeys(selectors + than))
-    d = _with_x(_ok(df[df["selector"].isin(involved)]), x)
-    d = d[(d["_x"] >= lo) & (d["_x"] <= hi)]
-    xl = _X_LABEL.get(x, x)
-    if aggregate == "mean":
-        # average each repeat over the range, then one paired test per pair
-        key = [c for c in CELL if c != (x if x != "D" else "dataset")]
-        d = d.groupby([*key, "repeat", "selector"], sort=False)[value].mean().reset_index()
-        d[x if x != "D" else "dataset"] = "pooled"
-        d["status"] = "ok"
-        d["_x"] = 0.0
-        tests = paired_ttests(d, value=value)
-        tests["_x"] = 0.0
-    else:
-        tests = paired_ttests(d.drop(columns="_x"), value=value)
-        if tests.empty:
-            return _ne(f"no paired results over {rng}")
-        tests["_x"] = tests["dataset"].map(_d_of) if x == "D" else tests[x].astype(float)
-    if tests.empty:
-        return _ne(f"no paired results over {rng}")
-    want = kind == "significant"
-    flags: list[bool] = []
-    lines = []
-    for x_, tx in tests.groupby("_x"):
-        ok_pairs, bad, undecided = 0, [], 0
-        for a, b in pairs:
-            m = tx[((tx.a == a) & (tx.b == b)) | ((tx.a == b) & (tx.b == a))]
-            if m.empty or not (m["p"] == m["p"]).all():
-                undecided += 1
-                continue
-            sig = bool(m["significant"].all())
-            if sig == want:
-                ok_pairs += 1
-            else:
-                pv = float(m["p"].max() if want else m["p"].min())
-                bad.append(f"{a}–{b} p {'' if pv < 0.001 else '= '}{_fmt_p(pv)}")
-        if undecided == len(pairs):
-            continue
-        flags.append(not bad and undecided == 0)
-        where = "mean over range" if aggregate == "mean" else f"{xl} = {x_:g}"
-        lines.append(
-            f"{where}: {ok_pairs}/{len(pairs)} pairs {'significant' if want else 'not significant'}"
-            + (f" (not: {'; '.join(bad[:3])}{'…' if len(bad) > 3 else ''})" if bad else "")
-        )
-    if not flags:
-        return _ne(f"no testable pair over {rng} (fewer than 2 paired repeats)")
-    ok = _combine(flags, aggregate if aggregate != "mean" else "each")
-    head = f"paired t-tests (5 %) over {rng}, {aggregate}: holds at {sum(flags)}/{len(flags)}"
-    shown = lines if len(lines) <= 4 else [*lines[:2], "…", lines[-1]]
-    return CheckResult(HOLDS if ok else FAILS, f"{head} — {'; '.join(shown)}")
-
-
-def _best_error(df: pd.DataFrame, check: dict[str, Any]) -> tuple[float, str]:
-    x = check.get("x", "n_features")
-    lo, hi = (float(v) for v in check.get("range", [-np.inf, np.inf]))
-    rows, col = _metric_rows(df, check.get("metric", "error"))
-    rows = _with_x(rows, x)
-    rows = rows[(rows["_x"] >= lo) & (rows["_x"] <= hi) & (rows["selector"] != BASELINE)]
-    if check.get("selectors"):
-        rows = rows[rows["selector"].isin(check["selectors"])]
-    if rows.empty:
-        return float("nan"), ""
-    m = rows.groupby(["_x", "selector"])[col].mean()
-    (x_, s), v = m.idxmin(), float(m.min())
-    return v, f"{s} at {_X_LABEL.get(x, x)} = {x_:g}"
-
-
-def _check_compare_experiments(
-    check: dict[str, Any], df: pd.DataFrame, have: set[str], why: Callable[[str | None], str]
-) -> CheckResult:
-    exps = [str(e) for e in check.get("experiments") or []]
-    if len(exps) != 2:
-        return _ne("malformed check: `compare_experiments` needs two experiments")
-    missing = [e for e in exps if e not in have]
-    if missing:
-        return _ne("; ".join(f"`{e}`: {why(e)}" for e in missing))
-    (a, wa), (b, wb) = (_best_error(df[df["experiment"] == e], check) for e in exps)
-    if a != a or b != b:
-        return _ne("no results in the range for one of the experiments")
-    tol = float(check.get("tolerance", 0.0))
-    rel = check.get("relation", "not_better")
-    if rel == "better":
-        val = float(check.get("value", 0.0))
-        ok = b < a - val
-        cond = f"min B < min A − {val:g}"
-    else:
-        ok = b >= a - tol
-        cond = f"min B ≥ min A − {tol:g}"
-    return CheckResult(
-        HOLDS if ok else FAILS,
-        f"min error A = {exps[0]}: {a:.1f} % ({wa}); B = {exps[1]}: {b:.1f} % ({wb}); {rel}: {cond}",
-    )
-
-
-def _check_rank_share(
-    check: dict[str, Any], df: pd.DataFrame, have: set[str], why: Callable[[str | None], str]
-) -> CheckResult:
-    exps = [str(e) for e in check.get("experiments") or []]
-    if not exps:
-        return _ne("malformed check: `rank_share` needs `experiments`")
-    missing = [e for e in exps if e not in have]
-    if missing:
-        return _ne("; ".join(f"`{e}`: {why(e)}" for e in missing))
-    shares = rank_shares(df[df["experiment"].isin(exps)])
-    rank = check.get("rank", "first")
-    val = float(check.get("value", 0.0))
-    rel = check.get("relation", "at_least")
-    flags, parts = {}, []
-    for s in check.get("selectors") or []:
-        row = shares[shares["selector"] == s]
-        if row.empty:
-            return _ne(f"no ranked cells for {s} over {', '.join(exps)}")
-        r = row.iloc[0]
-        share = 100.0 * (float(r["first"]) + (float(r["second"]) if rank == "first_or_second" else 0.0))
-        flags[str(s)] = share >= val if rel == "at_least" else share <= val
-        parts.append(f"{s} {share:.1f} % of {int(r['cells'])} cells")
-    if not flags:
-        return _ne("the check names no selectors")
-    ok = _quantify(flags, check.get("quantifier"))
-    op = "≥" if rel == "at_least" else "≤"
-    return CheckResult(
-        HOLDS if ok else FAILS,
-        f"share ranked {rank.replace('_', ' ')}: {', '.join(parts)} vs {op} {val:g} % over {', '.join(exps)}",
-    )
 
 
 def evaluate_claim(
     claim: dict[str, Any],
     df: pd.DataFrame,
-    experiment: str | None = None,
+    experiment: Any = None,
     missing_reason: Callable[[str | None], str] | None = None,
+    source: dict[str, Any] | None = None,
 ) -> tuple[str, list[CheckResult]]:
-    """Evaluate every check of a claim; all must hold for the claim to hold.
+    """Evaluate every check of a claim; all must hold for the claim to hold (``experiment`` and
+    ``source``: the defaults of :func:`evaluate_check`).
 
     Returns
     -------
@@ -471,7 +376,7 @@ def evaluate_claim(
     checks = claim.get("checks") or []
     if not checks:
         return NOT_CHECKABLE, []
-    results = [evaluate_check(c, df, experiment, missing_reason) for c in checks]
+    results = [evaluate_check(c, df, experiment, missing_reason, source) for c in checks]
     statuses = {r.status for r in results}
     if FAILS in statuses:
         return FAILS, results

@@ -7,35 +7,31 @@ module reads its ``results.csv`` and ``rankings.csv`` and writes
 * ``summary.csv``: mean/std of the balanced classification rate (BCR = 1 − balanced error) per dataset,
   selector and k (= S);
 * ``stability.csv``: the Kuncheva (2007) consistency index of the top-k sets, averaged over all pairs of
-  resamples, :math:`KI = (rD - k^2)/(k(D - k))` with r = |A ∩ B| (undefined for k = D);
-* ``plots/bcr_vs_k.png``, ``plots/kuncheva_vs_k.png`` and ``REPORT.md`` (generated tables, then the
-  hand-written ``REPORT_notes.md`` of the results directory).
+  resamples, :math:`KI = (rD - k^2)/(k(D - k))` with r = |A ∩ B|, for k < D — computed by
+  :mod:`fsbench.results.stability` (which also gives Nogueira et al.'s estimator with its confidence
+  interval, in the report's stability section and ``clinical_bcr/stability.csv``);
+* ``plots/bcr_vs_k.png``, ``plots/kuncheva_vs_k.png`` and ``REPORT.md``: the paper comparison of
+  :mod:`fsbench.papers.page` (the agreement rule, no comparable cell — our copy of the paper stops before
+  its experiments — and the abstract's claim checked in the claim DSL of
+  ``configs/paul2015/paper_values.yaml``), the generated tables, the hand-written ``REPORT_notes.md`` of
+  the results directory, and the stability section.
 """
 
 from __future__ import annotations
 
 import json
-from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
-
-def kuncheva(sets: list[np.ndarray], k: int, D: int) -> float:
-    """Kuncheva's consistency index averaged over all pairs of k-subsets of D features."""
-    if not 0 < k < D or len(sets) < 2:
-        return float("nan")
-    vals = []
-    for a, b in combinations(sets, 2):
-        r = np.intersect1d(a, b).size
-        vals.append((r * D - k * k) / (k * (D - k)))
-    return float(np.mean(vals))
+from fsbench.papers.page import analysis_section, comparison
+from fsbench.results.loading import load_result_sets
+from fsbench.results.stability import stability_table
 
 
 def collect(run_dir: Path) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """(BCR rows, fits: one row per task with its order, splits: one row per dataset × resample)."""
+    """(BCR rows, fits: one row per task, splits: one row per dataset × resample)."""
     res = pd.read_csv(run_dir / "results.csv")
     res = res[res["status"] == "ok"].copy()
     res["bcr"] = 1.0 - res["balanced_error"]
@@ -43,43 +39,18 @@ def collect(run_dir: Path) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     ranks = pd.read_csv(run_dir / "rankings.csv", dtype={"order": str}, keep_default_na=False)
     D = {ds: len(o.split()) for ds, o in zip(ranks["dataset"], ranks["order"]) if o}
     fits = res.drop_duplicates("task_id")[["task_id", "dataset", "repeat", "selector", "fit_wall_s"]]
-    fits = fits.merge(ranks[["task_id", "order"]], on="task_id", how="left")
     fits["n_features"] = fits["dataset"].map(D)
     splits = res.drop_duplicates(["dataset", "repeat"])[["dataset", "repeat", "n_train", "n_test"]].copy()
     splits["n_features"] = splits["dataset"].map(D)
     return res, fits, splits
 
 
-def resolve_ks(ks: list[Any], D: int) -> list[int]:
-    """The k grid for D features: values < D, plus D for ``"all"`` (or any k ≥ D)."""
-    out = sorted({int(k) for k in ks if k != "all" and int(k) < D})
-    if "all" in ks or any(k != "all" and int(k) >= D for k in ks):
-        out.append(D)
-    return out
-
-
-def stability(fits: pd.DataFrame, ks: list[Any] | dict[str, list[Any]]) -> pd.DataFrame:
-    """Kuncheva index per dataset × selector × k (k < D) over the resamples (``ks``: one grid, or one
-    per dataset)."""
-    out = []
-    for (ds, sel), g in fits.groupby(["dataset", "selector"], sort=False):
-        # one top-k set per resample (fits has one row per task)
-        D = int(g["n_features"].iloc[0])
-        orders = [np.array(str(o).split(), dtype=int) for o in g["order"]]
-        if sel == "all":
-            continue
-        for k in resolve_ks(ks[ds] if isinstance(ks, dict) else ks, D):
-            if k < D:
-                out.append(
-                    {
-                        "dataset": ds,
-                        "selector": sel,
-                        "k": k,
-                        "kuncheva": kuncheva([o[:k] for o in orders], k, D),
-                        "n_resamples": len(orders),
-                    }
-                )
-    return pd.DataFrame(out)
+def stability(run_dir: Path) -> pd.DataFrame:
+    """Kuncheva index per dataset × selector × k < D over the resamples, from ``rankings.csv``
+    (:func:`fsbench.results.stability.stability_table`; the all-features baseline is skipped)."""
+    t = stability_table(load_result_sets([run_dir]))
+    t = t[t["n_features"] < t["d"]].rename(columns={"n_features": "k", "repeats": "n_resamples"})
+    return t[["dataset", "selector", "k", "kuncheva", "n_resamples"]].reset_index(drop=True)
 
 
 def _plot(df: pd.DataFrame, value: str, ylabel: str, path: Path, ref: pd.DataFrame | None = None) -> None:
@@ -135,14 +106,13 @@ def report(run_dir: Path, out: Path | None = None) -> Path:
     res, fits, splits = collect(run_dir)
     if res.empty:
         raise FileNotFoundError(f"no finished tasks in {run_dir / 'results.csv'}")
-    ks = {ds: sorted(set(g["k"])) for ds, g in res.groupby("dataset")}
     summ = (
         res.groupby(["dataset", "selector", "k"], sort=False)["bcr"]
         .agg(["mean", "std", "count"])
         .reset_index()
     )
     summ.to_csv(out / "summary.csv", index=False)
-    stab = stability(fits, ks)
+    stab = stability(run_dir)
     stab.to_csv(out / "stability.csv", index=False)
     _plot(summ, "mean", "BCR (test)", out / "plots" / "bcr_vs_k.png", ref=summ)
     _plot(
@@ -151,10 +121,13 @@ def report(run_dir: Path, out: Path | None = None) -> Path:
         "Kuncheva index",
         out / "plots" / "kuncheva_vs_k.png",
     )
-    text = render_report(cfg, summ, stab, fits, splits)
+    summary, claims = comparison("paul2015", out)
+    text = "\n".join([f"# Paul et al. 2015 — {cfg['name']}", "", *summary])
+    text += render_report(cfg, summ, fits, splits)
     notes = out / "REPORT_notes.md"  # hand-written discussion, appended verbatim
     if notes.exists():
         text += "\n" + notes.read_text()
+    text += "\n" + claims + "\n\n" + "\n".join(analysis_section(out)) + "\n"
     (out / "REPORT.md").write_text(text)
     return out / "REPORT.md"
 
@@ -165,11 +138,10 @@ def _fmt(m: float, sd: float | None = None) -> str:
     return f"{m:.3f}" if sd is None or sd != sd else f"{m:.3f} ± {sd:.3f}"
 
 
-def render_report(
-    cfg: dict[str, Any], summ: pd.DataFrame, stab: pd.DataFrame, fits: pd.DataFrame, splits: pd.DataFrame
-) -> str:
-    """Markdown tables: BCR per k, Kuncheva per k, fit times; the text around them is in the config notes."""
-    lines = [f"# Paul et al. 2015 — {cfg['name']} (generated tables)", ""]
+def render_report(cfg: dict[str, Any], summ: pd.DataFrame, fits: pd.DataFrame, splits: pd.DataFrame) -> str:
+    """Markdown tables: BCR per k and fit times per dataset (stability: the report's stability section);
+    the text around them is in the config notes."""
+    lines = ["## Generated tables", ""]
     if cfg.get("notes"):
         lines += [str(cfg["notes"]).strip(), ""]
     for ds, g in summ.groupby("dataset", sort=False):
@@ -187,14 +159,6 @@ def render_report(
             h = g[g["selector"] == sel].set_index("k")
             cells = [_fmt(h.loc[k, "mean"], h.loc[k, "std"]) if k in h.index else "" for k in ks]
             lines.append(f"| {sel} | " + " | ".join(cells) + " |")
-        st = stab[stab["dataset"] == ds]
-        if len(st):
-            kk = sorted(st["k"].unique())
-            lines += ["", "Kuncheva index of the top-k sets", ""]
-            lines += ["| selector | " + " | ".join(f"k={k}" for k in kk) + " |", "|---" * (len(kk) + 1) + "|"]
-            for sel in dict.fromkeys(st["selector"]):
-                h = st[st["selector"] == sel].set_index("k")
-                lines.append(f"| {sel} | " + " | ".join(_fmt(h.loc[k, "kuncheva"]) for k in kk) + " |")
         ft = fits[(fits["dataset"] == ds) & (fits["selector"] != "all")]
         ft = ft.groupby("selector", sort=False)["fit_wall_s"].mean()
         lines += [

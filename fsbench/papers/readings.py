@@ -43,15 +43,15 @@ Format of a ``readings:`` entry
                                               #   without it every method of the table is read as itself
       applies_to: {kernel: rbf, dataset: [liver_bupa]}   # optional: only cells matching these fields
       set: {S: {satimage: 5, letter: 25}}     # optional: cell fields replaced (a value, or per dataset)
+      table_set: {column: E_test}             # optional: table keys replaced — where the numbers come
+                                              #   from (fsbench.papers.sources: column, where, ...)
       explains: true                  # false: listed and compared but never used to classify a cell;
       why: ...                        #   then `why` is required (reduced protocol, chosen by the
                                       #   paper's numbers, ...)
 
-A cell of a table may carry ``paper_inconsistent: "<evidence, quoting the paper>"``.
-
-Papers without a cell engine in :mod:`fsbench.papers.cells` (TAKES Table 2, KIFE Table II) are put in
-that engine's shape by :func:`kife_cell_tables` and :func:`takes_cell_tables`, so that the same
-agreement rule (:func:`fsbench.papers.cells.compare_table`) judges them.
+A cell of a table may carry ``paper_inconsistent: "<evidence, quoting the paper>"``. A compared cell is
+matched with a reading's by the paper-values cell it comes from (``CellResult.cell_index``) and the printed
+number it judges (``quantity``: a table may compare two numbers per cell, e.g. TAKES Table 2's E and Dim).
 """
 
 from __future__ import annotations
@@ -95,6 +95,7 @@ class Reading:
     methods: Mapping[str, str] = field(default_factory=dict)
     applies_to: Mapping[str, Any] = field(default_factory=dict)
     set: Mapping[str, Any] = field(default_factory=dict)
+    table_set: Mapping[str, Any] = field(default_factory=dict)
     explains: bool = True
     why: str = ""
 
@@ -168,12 +169,18 @@ def read_readings(values: Mapping[str, Any]) -> list[Reading]:
 def reading_table(table: Mapping[str, Any], reading: Reading) -> tuple[dict[str, Any], list[int]]:
     """The table as the reading sees it, and the indices of the original cells it keeps.
 
-    The experiment becomes the reading's; each applicable cell gets the reading's dataset, selector and
-    ``set`` fields; the paper's value and std are unchanged.
+    The experiment becomes the reading's (a table whose experiment is a mapping dataset → name keeps it
+    unless the reading names one); the reading's ``table_set`` keys replace the table's; each applicable cell
+    gets the reading's dataset, selector and ``set`` fields; the paper's value and std are unchanged.
     """
     exp = table.get("experiment")
     t = {k: v for k, v in table.items() if k != "cells"}
-    t["experiment"] = reading.source(exp if isinstance(exp, str) else None)
+    t["experiment"] = (
+        exp
+        if isinstance(exp, Mapping) and not reading.experiment
+        else reading.source(exp if isinstance(exp, str) else None)
+    )
+    t.update(reading.table_set)
     t["default_experiment"] = reading.default or exp
     cells, index = [], []
     for i, cell in enumerate(table.get("cells", [])):
@@ -199,6 +206,10 @@ def reading_table(table: Mapping[str, Any], reading: Reading) -> tuple[dict[str,
 
 
 # =========================================================================== classification
+#: Reading id → {(index of the paper-values cell, quantity): the reading's comparison of it}.
+ByReading = dict[str, dict[tuple[int, str], CellResult]]
+
+
 @dataclass
 class Classified:
     """A differing cell of the default and its class (module docstring)."""
@@ -237,7 +248,7 @@ def classify_table(
     cells: list[CellResult],
     readings: list[Reading],
     compare: Compare,
-) -> tuple[list[Classified], dict[str, dict[int, CellResult]]]:
+) -> tuple[list[Classified], ByReading]:
     """Classify every differing cell of one table.
 
     Parameters
@@ -245,7 +256,8 @@ def classify_table(
     table : mapping
         The paper-values table (its ``cells`` in the order ``cells`` was computed from).
     cells : list of CellResult
-        The default's comparison of ``table`` (one per paper-values cell, same order).
+        The default's comparison of ``table`` (each with the index of its paper-values cell and the
+        printed number it judges, ``cell_index`` and ``quantity``).
     readings : list of Reading
         Every reading of the paper; those of other tables are ignored.
     compare : callable
@@ -257,26 +269,30 @@ def classify_table(
     classified : list of Classified
         One per differing, counted cell of the default.
     by_reading : dict
-        Reading id → {index of the original cell: the reading's CellResult}.
+        Reading id → {(index of the original cell, quantity): the reading's CellResult}.
     """
     mine = [r for r in readings if r.table == table.get("id")]
-    by_reading: dict[str, dict[int, CellResult]] = {}
+    by_reading: ByReading = {}
     for r in mine:
         t, index = reading_table(table, r)
         if not index:
             by_reading[r.id] = {}
             continue
-        res = compare(t)
-        by_reading[r.id] = dict(zip(index, res))
+        by_reading[r.id] = {(index[rc.cell_index], rc.quantity): rc for rc in compare(t)}
     raw_cells = list(table.get("cells", []))
     out = []
-    for i, c in enumerate(cells):
+    for c in cells:
         if not (c.counted and c.status == "differ"):
             continue
-        raw = raw_cells[i] if i < len(raw_cells) else {}
+        i, key = c.cell_index, (c.cell_index, c.quantity)
+        raw = raw_cells[i] if 0 <= i < len(raw_cells) else {}
         # the readings that have a number for this cell (a reading without the method is not tried)
-        tried = [(r, by_reading[r.id][i]) for r in mine if i in by_reading[r.id]]
+        tried = [(r, by_reading[r.id][key]) for r in mine if key in by_reading[r.id]]
         tried = [(r, rc) for r, rc in tried if rc.status in ("agree", "differ")]
+        # a reading that leaves this number as it is (e.g. E read elsewhere, Dim unchanged) is not tried
+        tried = [
+            (r, rc) for r, rc in tried if (rc.ours, rc.ours_std, rc.n_ours) != (c.ours, c.ours_std, c.n_ours)
+        ]
         closing = [(r, rc) for r, rc in tried if r.explains and rc.status == "agree"]
         if closing:
             r, rc = closing[0]
@@ -417,8 +433,8 @@ class SubstitutionMarks:
         raw = list(table.get("cells", []))
         where = f"Table {table.get('number', table.get('id'))}"
         used: list[Substitution] = []
-        for i, c in enumerate(cells):
-            cell = raw[i] if i < len(raw) else {}
+        for c in cells:
+            cell = raw[c.cell_index] if 0 <= c.cell_index < len(raw) else {}
             e = exp.get(cell.get("dataset")) if isinstance(exp, Mapping) else exp
             m = self.marker(cell.get("dataset"), e)
             if m:
@@ -505,7 +521,7 @@ class ReadingsReport:
         experiments = set(df["experiment"].astype(str)) if len(df) else set()
         self.marks = SubstitutionMarks(substitutions(self.configs, experiments, cards_dir))
         self._compare = compare
-        self.tables: list[tuple[Mapping[str, Any], list[Classified], dict[str, dict[int, CellResult]]]] = []
+        self.tables: list[tuple[Mapping[str, Any], list[Classified], ByReading]] = []
 
     # ---- comparison under the engine's rule
     def compare(self, table: dict[str, Any]) -> list[CellResult]:
@@ -553,7 +569,10 @@ class ReadingsReport:
         return lines
 
     def section(self) -> list[str]:
-        """The section “Alternative readings and the differing cells”."""
+        """The section “Alternative readings and the differing cells” (none for a paper with no compared
+        table, no reading and no substitution: Paul, Ring)."""
+        if not self.tables and not self.readings and not self.marks.section():
+            return []
         lines = [
             "## Alternative readings and the differing cells",
             "",
@@ -644,6 +663,7 @@ class ReadingsReport:
     def _what_differs(r: Reading) -> str:
         parts = [f"{k} → {v}" for k, v in r.methods.items() if k != v]
         parts += [f"{k} = {v}" for k, v in r.set.items()]
+        parts += [f"{k}: {v}" for k, v in r.table_set.items()]
         return "; ".join(parts) or "another selection of rows"
 
     def _where_name(self, r: Reading) -> str:
@@ -657,9 +677,7 @@ class ReadingsReport:
         e = next((x.get("experiment") for x in items if x.get("id") == r.where), None)
         return e if isinstance(e, str) else None
 
-    def _table_block(
-        self, t: Mapping[str, Any], cl: list[Classified], by_reading: dict[str, dict[int, CellResult]]
-    ) -> list[str]:
+    def _table_block(self, t: Mapping[str, Any], cl: list[Classified], by_reading: ByReading) -> list[str]:
         k = class_counts(cl)
         head = f"### Table {t.get('number', t.get('id'))} — differing cells" + (
             f" ({t['part']})" if t.get("part") else ""
@@ -682,7 +700,8 @@ class ReadingsReport:
                 )
                 if c.tried:
                     ev = "tried — " + ev
-            rows.append([c.cell.setting, c.cell.method, _fmt_paper(c.cell, nd), _fmt(c.cell, nd), c.cls, ev])
+            method = c.cell.method + (f" ({c.cell.quantity})" if c.cell.quantity else "")
+            rows.append([c.cell.setting, method, _fmt_paper(c.cell, nd), _fmt(c.cell, nd), c.cls, ev])
         return [
             head,
             "",
@@ -818,217 +837,6 @@ def _as_list(v: Any) -> list[Any]:
     return v if isinstance(v, list) else [v] if v is not None else []
 
 
-# ==================================================================== TAKES / KIFE in the engine's shape
-def _results(results_dir: Path, pattern: str) -> pd.DataFrame:
-    frames = [pd.read_csv(f) for f in sorted(Path(results_dir).glob(pattern))]
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-
-
-def kife_cell_tables(
-    pv: Mapping[str, Any], results_dir: Path, default_labels: Mapping[str, str]
-) -> tuple[list[dict[str, Any]], pd.DataFrame]:
-    """KIFE Table II's accuracy cells in the shape of :func:`fsbench.papers.cells.compare_table`.
-
-    One table per dataset (its experiment is the dataset's entry of the table's ``experiment``
-    mapping), cells at S = the paper's D (Table I) with the kernel of the results; the results frame
-    has the default labels (``default_labels``: paper method → label, e.g. ``kife`` → ``KIFE (24 it.)``)
-    renamed to the paper's method names, the other labels kept for the readings.
-
-    Returns
-    -------
-    tables : list of dict
-    df : DataFrame
-        The rows of ``results_dir/tab2_*/results.csv``.
-    """
-    df = _results(results_dir, "tab2_*/results.csv")
-    t1 = next(t for t in pv["tables"] if t["id"] == "table1")["rows"]
-    d_of = {r["card"]: int(r["D"]) for r in t1 if r.get("card")}
-    src = next(t for t in pv["tables"] if t["id"] == "table2_accuracy")
-    exps = src.get("experiment") or {}
-    kernel = str(df["kernel"].iloc[0]) if len(df) else "rbf"
-    out = []
-    for ds in dict.fromkeys(c["dataset"] for c in src["cells"]):
-        t = {k: v for k, v in src.items() if k not in ("cells", "experiment")}
-        t["experiment"] = exps.get(ds)
-        t["part"] = ds
-        # a dataset without a card (Phoneme) has no D: its cells stay without S ("not run")
-        extra = {"kernel": kernel, **({"S": d_of[ds]} if ds in d_of else {})}
-        t["cells"] = [{**c, **extra} for c in src["cells"] if c["dataset"] == ds]
-        out.append(t)
-    if len(df):
-        inv = {v: k for k, v in default_labels.items()}
-        df = df.assign(selector=df["selector"].map(lambda s: inv.get(s, s)))
-        df = df.assign(selector_name=df["selector"])  # labels kept as they are (method_frame: no change)
-    return out, df
-
-
-#: Pseudo-experiment of TAKES Table 2 with E measured on the held-out points (:func:`takes_cell_tables`).
-TAKES_HELD_OUT = "takes2011_table2:held_out"
-
-
-def takes_cell_tables(pv: Mapping[str, Any], results_dir: Path) -> tuple[list[dict[str, Any]], pd.DataFrame]:
-    """TAKES Table 2 (E and Dim) in the shape of :func:`fsbench.papers.cells.compare_table`.
-
-    The paper prints one E and one Dim per (dataset, learner), without std. The rows of
-    ``table2_reconstruction/results.csv`` become results-shaped rows whose ``error`` column holds
-    value / 100 (the engine's ``error`` metric multiplies by 100, so the table's unit is E or Dim
-    itself) and whose ``kernel`` is the RBF width rule (``median``, ``median/4``):
-
-    * experiment ``takes2011_table2``: E on the training split (the default: §3.1.2 defines the
-      reconstruction cost on "the data that are used to learn the basis"), in table ``table2``;
-    * experiment :data:`TAKES_HELD_OUT`: E on the held-out points (a reading);
-    * table ``table2_dim``: Dim, from experiment ``takes2011_table2``.
-
-    Cells get ``kernel`` = the main width rule (``TAKES_GAMMA_MAIN``) and S = 0 (one cell per learner).
-
-    Returns
-    -------
-    tables : list of dict
-    df : DataFrame
-    """
-    from fsbench.papers.takes_kife import TAKES_GAMMA_MAIN
-
-    raw = _results(results_dir, "table2_reconstruction/results.csv")
-    src = next(t for t in pv["tables"] if t["id"] == "table2")
-    base = {k: v for k, v in src.items() if k not in ("cells",)}
-    e_cells = [
-        {**{k: v for k, v in c.items() if k != "dim"}, "kernel": TAKES_GAMMA_MAIN, "S": 0}
-        for c in src["cells"]
-    ]
-    dim_cells = [
-        {**{k: v for k, v in c.items() if k != "paper_inconsistent"}, "value": orig["dim"]}
-        for c, orig in zip(e_cells, src["cells"])
-    ]
-    for c, orig in zip(dim_cells, src["cells"]):
-        if orig.get("dim_inconsistent"):
-            c["paper_inconsistent"] = orig["dim_inconsistent"]
-    tables = [
-        {**base, "id": "table2", "metric": "error", "part": "E(M)", "decimals": 3, "cells": e_cells},
-        {**base, "id": "table2_dim", "metric": "error", "part": "Dim", "decimals": 1, "cells": dim_cells},
-    ]
-    if raw.empty:
-        return tables, raw
-    ok = raw[raw["status"] == "ok"]
-    common = {
-        "dataset": ok["dataset"],
-        "kernel": ok["gamma_rule"],
-        "n_train": ok["n_train"],
-        "n_features": 0,
-        "selector": ok["learner"],
-        "selector_name": ok["learner"],
-        "repeat": ok["repeat"],
-        "split_seed": ok["split_seed"],
-        "status": ok["status"],
-        "task_id": ok["task_id"],
-        "fit_cpu_s": ok["fit_cpu_s"],
-    }
-    frames = [
-        pd.DataFrame({**common, "experiment": "takes2011_table2", "error": ok["E_train"] / 100.0}),
-        pd.DataFrame({**common, "experiment": TAKES_HELD_OUT, "error": ok["E_test"] / 100.0}),
-        pd.DataFrame({**common, "experiment": "takes2011_table2:dim", "error": ok["dim"] / 100.0}),
-    ]
-    tables[1]["experiment"] = "takes2011_table2:dim"
-    return tables, pd.concat(frames, ignore_index=True)
-
-
-def _unit_cells(cells: list[CellResult], table: Mapping[str, Any]) -> None:
-    """Settings of the TAKES cells without the placeholder S."""
-    for c in cells:
-        c.setting = c.setting.replace(", S = 0", "")
-
-
-def adapter_section(
-    paper: str,
-    pv: Mapping[str, Any],
-    results_dir: Path,
-    configs: Mapping[str, ConfigInfo],
-    cards_dir: Path | None = None,
-) -> tuple[str, str]:
-    """The cell verdicts, the readings and the differing-cell classes of TAKES or KIFE, as Markdown:
-    (a summary for the top of the report, the sections for its end).
-
-    The call the TAKES / KIFE report writer makes (:mod:`fsbench.papers.takes_kife`): their tables are
-    put in the cell engine's shape (:func:`takes_cell_tables`, :func:`kife_cell_tables`) and compared by
-    :func:`fsbench.papers.cells.compare_table`; then the readings of ``pv`` classify the differing cells.
-    KIFE's fit-time cells are not judged (the paper's machine is not stated).
-    """
-    if paper == "kife2011":
-        from fsbench.papers.takes_kife import KIFE_METHODS
-
-        tables, df = kife_cell_tables(pv, results_dir, {m: labs[0] for m, labs in KIFE_METHODS.items()})
-        unit = "accuracy %"
-    elif paper == "takes2011":
-        tables, df = takes_cell_tables(pv, results_dir)
-        unit = "E(M) or Dim"
-    else:
-        raise ValueError(f"no cell adapter for {paper!r}")
-    # the adapted tables (e.g. TAKES' Dim column) are named for the readings that refer to them
-    ids = {t.get("id") for t in pv.get("tables", [])}
-    values = {**pv, "tables": [*pv.get("tables", []), *(t for t in tables if t["id"] not in ids)]}
-    rep = ReadingsReport(values, df, configs, cards_dir=cards_dir)
-    blocks: list[str] = []
-    compared = agree = 0
-    for t in tables:
-        cells = rep.compare(t)
-        if paper == "takes2011":
-            _unit_cells(cells, t)
-        counted = [c for c in cells if c.counted]
-        compared += len(counted)
-        agree += sum(c.status == "agree" for c in counted)
-        notes = rep.add_table(t, cells)
-        nd = t.get("decimals")
-        rows = [[c.setting, c.method, _fmt_paper(c, nd), _fmt(c, nd), c.verdict] for c in cells]
-        title = f"Table {t.get('number', t['id'])}" + (f" — {t['part']}" if t.get("part") else "")
-        blocks += [
-            f"### {title}",
-            "",
-            *md_table(["setting", "method", "paper", "ours", "verdict"], rows, True).rstrip().splitlines(),
-            *notes,
-            "",
-        ]
-    rule = (
-        "the paper prints no std, so a cell agrees when |ours − paper| ≤ our std (the rule of "
-        "`fsbench.papers.cells.compare_table`)"
-    )
-    untimed = "; the fit-time cells are not judged: the paper's machine is not stated"
-    summary = [
-        f"## Comparison with the paper {paper} — summary",
-        "",
-        f"- **Table cells: {agree} of {compared} comparable cells agree with the paper** ({rule}"
-        + (untimed if paper == "kife2011" else "")
-        + "). Cell by cell: section “Cells judged by fsbench's agreement rule” below.",
-        *rep.summary_lines(),
-    ]
-    lines = [
-        "## Cells judged by fsbench's agreement rule",
-        "",
-        f"{unit}; ours = mean ± std over our runs; {rule}. **{agree} of {compared} comparable cells agree.** "
-        f"{counts_line(rep.totals())}",
-        "",
-        *blocks,
-        *rep.section(),
-    ]
-    return "\n".join(summary) + "\n", "\n".join(lines) + "\n"
-
-
-def readings_section(
-    paper: str, results_dir: Path, configs_dir: Path, cards_dir: Path | None = None
-) -> tuple[str, str]:
-    """:func:`adapter_section` for ``results/<paper>`` and ``configs/<paper>`` (the TAKES / KIFE writer's
-    call)."""
-    from fsbench.papers.tables import read_paper_values
-    from fsbench.papers.values import read_configs
-
-    pv = read_paper_values(Path(configs_dir) / "paper_values.yaml")
-    return adapter_section(paper, pv, Path(results_dir), read_configs(Path(configs_dir)), cards_dir)
-
-
-def agreement_counts(cells: list[CellResult]) -> tuple[int, int]:
-    """(agree, compared) over the counted cells."""
-    counted = [c for c in cells if c.counted]
-    return sum(c.status == "agree" for c in counted), len(counted)
-
-
 __all__ = [
     "CLASSES",
     "EXPLAINED",
@@ -1039,16 +847,11 @@ __all__ = [
     "ReadingsReport",
     "Substitution",
     "SubstitutionMarks",
-    "adapter_section",
-    "agreement_counts",
     "card_substitution",
     "class_counts",
     "classify_table",
     "counts_line",
-    "kife_cell_tables",
     "read_readings",
-    "readings_section",
     "reading_table",
     "substitutions",
-    "takes_cell_tables",
 ]

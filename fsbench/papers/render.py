@@ -21,17 +21,19 @@ import pandas as pd
 
 from fsbench.papers.cells import (
     NO_STD_RULES,
+    VALUE_METRICS,
     CellResult,
-    _compare_cpu_table,
-    _compare_error_table,
     _compare_rank_table,
     _Ctx,
     _fmt_p,
     _setting,
+    agreement_rule,
+    compare_in_context,
     method_frame,
 )
 from fsbench.papers.claims import FAILS, HOLDS, NOT_CHECKABLE, NOT_EVALUABLE, evaluate_claim
 from fsbench.papers.readings import ReadingsReport
+from fsbench.papers.sources import experiments_of
 from fsbench.papers.tables import md_table
 from fsbench.papers.values import (
     DEFAULT_REPEATS,
@@ -45,17 +47,26 @@ _MARK = {HOLDS: "✓", FAILS: "✗", NOT_EVALUABLE: "?", NOT_CHECKABLE: "–"}
 _ROMAN_ORDER = ["table2", "table3", "table4", "table5", "table6", "table7", "table8", "table9"]
 
 
+def _one_line(text: Any) -> str:
+    return " ".join(str(text).split())
+
+
+def _exp_tag(exp: Any) -> str:
+    names = experiments_of(exp)
+    return f" ({', '.join(f'`{e}`' for e in names)})" if names else ""
+
+
 def _fmt(x: float | None, nd: int = 1) -> str:
     if x is None or x != x:
         return "–"
     return f"{x:.{nd}f}"
 
 
-def _fmt_diff(x: float) -> str:
+def _fmt_diff(x: float, nd: int = 1) -> str:
     if x != x:
         return "–"
-    v = round(x, 1)
-    return f"{v if v != 0 else 0.0:+.1f}"
+    v = round(x, nd)
+    return f"{v if v != 0 else 0.0:+.{nd}f}"
 
 
 def _esc(text: Any) -> str:
@@ -72,18 +83,24 @@ def _pm(v: float, s: float | None, nd: int = 1) -> str:
     return f"{v:.{nd}f}" if s is None or s != s else f"{v:.{nd}f} ± {s:.{nd}f}"
 
 
-def _cell_ours(c: CellResult) -> str:
+def _cell_ours(c: CellResult, nd: int = 1) -> str:
     if c.status in ("external",):
         return "—"
     if c.ours != c.ours:
         return c.verdict
-    return _pm(c.ours, c.ours_std) + (f" (n = {c.n_ours})" if c.n_ours else "")
+    return _pm(c.ours, c.ours_std, nd) + (f" (n = {c.n_ours})" if c.n_ours else "")
+
+
+def _unit(table: dict[str, Any]) -> str:
+    if table["metric"] in ("error", "accuracy"):
+        return f"{table['metric']} %"
+    return str(table.get("unit") or table.get("column") or table["metric"])
 
 
 def _error_table_md(table: dict[str, Any], cells: list[CellResult], ctx: _Ctx) -> list[str]:
-    exp = table.get("experiment")
-    unit = "accuracy %" if table["metric"] == "accuracy" else "error %"
-    cfg = ctx.configs.get(exp) if exp else None
+    exps = experiments_of(table.get("experiment"))
+    unit = _unit(table)
+    cfg = ctx.configs.get(exps[0]) if exps else None
     n_paper = cfg.repeats() if cfg else DEFAULT_REPEATS
     lines = [
         f"{unit}; paper: {table.get('statistic', '')}; ours: mean ± std over our repeats (n)"
@@ -93,15 +110,18 @@ def _error_table_md(table: dict[str, Any], cells: list[CellResult], ctx: _Ctx) -
         "",
     ]
     rows = []
+    digits = {"value": int(table.get("digits", 1))}
+    digits.update({str(v.get("label", k)): int(v.get("digits", 1)) for k, v in _also(table).items()})
     for c in cells:
         verdict = c.verdict + (" ⚠ doubtful" if c.doubtful else "")
+        nd = digits.get(c.quantity or "value", 1)
         rows.append(
             [
                 c.setting,
-                c.method,
-                _pm(c.paper, c.paper_std) + (" (ext.)" if c.status == "external" else ""),
-                _cell_ours(c),
-                _fmt_diff(c.diff),
+                c.method + (f" ({c.quantity})" if c.quantity else ""),
+                _pm(c.paper, c.paper_std, nd) + (" (ext.)" if c.status == "external" else ""),
+                _cell_ours(c, nd),
+                _fmt_diff(c.diff, nd),
                 _fmt_p(c.p) if c.p == c.p else "–",
                 verdict,
             ]
@@ -110,10 +130,18 @@ def _error_table_md(table: dict[str, Any], cells: list[CellResult], ctx: _Ctx) -
     return lines
 
 
+def _also(table: dict[str, Any]) -> dict[str, Any]:
+    return table.get("also_compare") or {}
+
+
+#: How a CPU-time table's legend says why it is normalised, unless the table says it (``normalisation``).
+_CPU_NORMALISATION = "the one rule for CPU-time cells: only ratios compare across machines"
+
+
 def _cpu_table_md(table: dict[str, Any], cells: list[CellResult]) -> list[str]:
     lines = [
-        'CPU time, normalised as the paper does: to the fastest entry of the whole table ("All durations '
-        'are normalized with respect to the minimum duration", §VI-C), on both sides; ours = mean selection '
+        "CPU time, normalised to the fastest entry of the whole table on both sides "
+        f"({table.get('normalisation') or _CPU_NORMALISATION}); ours = mean selection "
         f"CPU time (`fit_cpu_s`) over repeats. Without a paper std: {NO_STD_RULES['cpu_time']}.",
         "",
     ]
@@ -281,17 +309,17 @@ def paper_sections(
     for t in tables:
         metric = t.get("metric")
         exp = t.get("experiment")
-        head = f"### Table {t.get('number', '?')} — {t.get('caption', '')}" + (f" (`{exp}`)" if exp else "")
+        head = f"### Table {t.get('number', '?')} — {t.get('caption', '')}" + _exp_tag(exp)
         body += [head, ""]
-        if metric in ("error", "accuracy", "cpu_time"):
-            cells = _compare_cpu_table(t, ctx) if metric == "cpu_time" else _compare_error_table(t, ctx)
+        if metric in (*VALUE_METRICS, "cpu_time"):
+            cells = compare_in_context(t, ctx)
             footnotes = readings.add_table(t, cells)  # classifies differing cells, marks substitutions
-            if exp in ctx.experiments:
+            if ctx.ran(t):
                 status = "compared"
                 body += _cpu_table_md(t, cells) if metric == "cpu_time" else _error_table_md(t, cells, ctx)
                 body += footnotes
             else:
-                status = ctx.missing_reason(exp)
+                status = ctx.missing_reason((experiments_of(exp) or [None])[0])
                 body += [
                     f"**{status[0].upper()}{status[1:]}.** The paper's values ({t.get('unit', '')}):",
                     "",
@@ -309,23 +337,23 @@ def paper_sections(
         body.append("")
 
     # ---- claims
-    figs = {f["id"]: f.get("experiment") for f in values.get("figures", [])}
-    tabs = {t["id"]: t.get("experiment") for t in values.get("tables", [])}
+    entries = {e["id"]: e for e in [*values.get("figures", []), *values.get("tables", [])]}
     claim_rows = []
     claim_lines: list[str] = []
     tally = {HOLDS: 0, FAILS: 0, NOT_EVALUABLE: 0, NOT_CHECKABLE: 0}
     for cl in values.get("claims", []):
-        where = cl.get("figure") or cl.get("table") or ""
-        exp = figs.get(where) or tabs.get(where)
-        status, results = evaluate_claim(cl, df, exp, ctx.missing_reason)
+        refs = cl.get("figure") or cl.get("table") or ""
+        refs = [str(r) for r in refs] if isinstance(refs, list) else [str(refs)]
+        where = ", ".join(refs)
+        entry = entries.get(refs[0], {})  # a claim on several figures reads the first one's experiment
+        status, results = evaluate_claim(cl, df, entry.get("experiment"), ctx.missing_reason, entry)
         tally[status] += 1
         marks = readings.claim_marker(cl.get("figure") or cl.get("table"))  # substitutions of its data
         claim_rows.append(
             [f"{_MARK[status]} {status}", f"`{cl['id']}`{marks}", where, cl.get("statement", "")]
         )
-        claim_lines.append(
-            f"- {_MARK[status]} **{cl['id']}** ({where}, §{cl.get('source', '?')}) — **{status}**"
-        )
+        place = ", ".join(x for x in (where, f"§{cl.get('source', '?')}") if x)
+        claim_lines.append(f"- {_MARK[status]} **{cl['id']}** ({place}) — **{status}**")
         claim_lines.append(f"  - paper: “{_esc(cl.get('quote', ''))}”")
         for chk, r in zip(cl.get("checks") or [], results):
             claim_lines.append(f"  - {_MARK[r.status]} `{chk.get('kind')}`: {_esc(r.detail)} → {r.status}")
@@ -350,14 +378,16 @@ def paper_sections(
     # ---- summary
     tot = {k: 0 for k in _table_counts([])}
     trows = []
+    numbers = [t.get("number", t["id"]) for t, _, _ in per_table]
     for t, cells, status in per_table:
         k = _table_counts(cells)
         for key in tot:
             tot[key] += k[key]
+        number = t.get("number", t["id"])
         trows.append(
             [
-                t.get("number", t["id"]),
-                f"`{t.get('experiment')}`" if t.get("experiment") else "sections",
+                f"{number} (`{t['id']}`)" if numbers.count(number) > 1 else number,
+                _exp_tag(t.get("experiment"))[2:-1] or "sections",
                 status,
                 str(k["compared"]),
                 str(k["agree"]),
@@ -367,9 +397,14 @@ def paper_sections(
             ]
         )
     n_claims = sum(tally.values())
+    no_cells = values.get("no_table_cells")
+    header = ["table", "experiment", "status", "compared", "agree", "differ", "external", "doubtful"]
     summary = [
         f"## Comparison with the paper {paper} — summary",
         "",
+        agreement_rule(),
+        "",
+        *([f"- **No printed table cell can be compared**: {_one_line(no_cells)}"] if no_cells else []),
         f"- **Table cells: {tot['agree']} of {tot['compared']} comparable cells agree with the paper** "
         f"({tot['within_std']} within the paper's ± std, {tot['not_sig_only']} more not significantly "
         f"different by Welch's t-test at 5 %, {tot['no_std_ok']} without a paper std within tolerance); "
@@ -382,10 +417,7 @@ def paper_sections(
         f"{tally[NOT_CHECKABLE]} not machine-checkable — {n_claims} in all.",
         *readings.summary_lines(),
         "",
-        *_md_table(
-            ["table", "experiment", "status", "compared", "agree", "differ", "external", "doubtful"], trows
-        ),
-        "",
+        *(_md_table(header, trows) + [""] if trows else []),
         "### Substitutions and defaults (experiments in these results)",
         "",
         "Per experiment: the first sentence of each dataset card's notes, then the config's [D] choices "

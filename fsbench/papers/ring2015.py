@@ -6,7 +6,10 @@ the exhaustive wrapper on two-class UCI sets, d = 2..5). The subset searches are
 the protocol, which records the chosen ``subset``, ``n_evaluations`` and ``criterion_value`` as result
 columns. This module reads the two ``results.csv`` files and writes ``fig1_summary.csv``,
 ``uci_summary.csv``, ``plots/fig1_data.png``, ``plots/uci_accuracy.png``, ``plots/uci_runtime.png`` and
-``REPORT.md`` (generated tables, then the hand-written ``REPORT_notes.md``) into ``results/ring2015``.
+``REPORT.md`` into ``results/ring2015``: the paper comparison of :mod:`fsbench.papers.page` (the agreement
+rule, no comparable cell — our copy of the paper stops before its experiments — and the claims of the
+abstract and of Fig. 1's caption checked in the claim DSL of ``configs/ring2015/paper_values.yaml``), the
+generated tables, the hand-written ``REPORT_notes.md``, and the stability and ground-truth sections.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from fsbench.papers.page import analysis_section, comparison
 from fsbench.papers.tables import md_table
 
 
@@ -161,7 +165,8 @@ def _plots(uci_s: pd.DataFrame, out: Path, seed: int) -> list[Path]:
 def report(results: Path) -> Path:
     """Write the summaries, plots and ``REPORT.md`` into ``results`` (``results/ring2015``)."""
     results = Path(results)
-    lines = ["# Ring & Eskofier 2015 — branch-and-bound in RKHS (generated tables)", ""]
+    summary, claims = comparison("ring2015", results)
+    lines = ["# Ring & Eskofier 2015 — branch-and-bound in RKHS", "", *summary, "## Generated tables", ""]
     seed = 2015
     fdir, udir = results / "fig1_toy", results / "uci"
     if (fdir / "results.csv").exists():
@@ -244,5 +249,6 @@ def report(results: Path) -> Path:
     notes = results / "REPORT_notes.md"
     if notes.exists():
         lines += [notes.read_text()]
+    lines += [claims, "", *analysis_section(results)]
     (results / "REPORT.md").write_text("\n".join(lines) + "\n")
     return results / "REPORT.md"

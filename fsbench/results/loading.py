@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +29,49 @@ class ResultSet:
     results: pd.DataFrame
     rankings: pd.DataFrame | None
     run: dict | None
+    _chosen: dict[tuple, np.ndarray] | None = field(default=None, repr=False)
+
+    @property
+    def baseline_labels(self) -> set[str]:
+        """Labels of the all-features baseline: ``all`` and any label of the ``all`` selector (a config
+        may name it, e.g. ``KNNC``)."""
+        r = self.results
+        if r is None or "selector_name" not in r.columns:
+            return {BASELINE}
+        return {BASELINE, *r.loc[r["selector_name"].astype(str) == BASELINE, "selector"].astype(str)}
+
+    def rankers(self) -> pd.DataFrame:
+        """Rows of ``rankings.csv`` with a ranking of the input features: not the baseline (whose order is
+        arbitrary), not a transformer (empty ``order``)."""
+        if self.rankings is None:
+            return pd.DataFrame()
+        r = self.rankings
+        return r[(r["order_len"] > 0) & ~r["selector"].astype(str).isin(self.baseline_labels)]
+
+    def chosen_subsets(self) -> dict[tuple, np.ndarray]:
+        """(dataset, kernel, n_train, selector, S, repeat) → the feature subset a subset search chose at S.
+
+        From the ``subset`` column of ``results.csv`` (empty for rankers). A search fitted once per S
+        (branch-and-bound, exhaustive wrappers) chooses sets that need not be nested, so the top S of its
+        task's ``order`` is not its choice at S; analyses of the selected sets use these instead.
+        """
+        if self._chosen is None:
+            self._chosen = {}
+            r = self.results
+            if r is not None and "subset" in r.columns:
+                r = r[(r["status"] == "ok") & r["subset"].notna()]
+                for row in r.itertuples(index=False):
+                    feats = _parse_subset(row.subset)
+                    if feats.size:
+                        key = (row.dataset, row.kernel, row.n_train, row.selector, row.n_features, row.repeat)
+                        self._chosen[key] = feats
+        return self._chosen
+
+    def top_sets(self, key: tuple, s: int, repeats: list, orders: list[np.ndarray]) -> list[np.ndarray]:
+        """The features selected at S in each repeat of ``key`` = (dataset, kernel, n_train, selector): a
+        subset search's choice where ``results.csv`` records one, else the top S of the ranking."""
+        chosen = self.chosen_subsets()
+        return [chosen.get((*key, s, rep), o[:s]) for rep, o in zip(repeats, orders)]
 
     @property
     def n_features(self) -> dict[str, int]:
@@ -41,6 +84,15 @@ class ResultSet:
             return {}
         r = self.rankings[self.rankings["order_len"] > 0]
         return {str(k): int(v) for k, v in r.groupby("dataset")["order_len"].max().items()}
+
+
+def _parse_subset(v: object) -> np.ndarray:
+    """A ``subset`` cell ("0 3 5", or a number where pandas read a one-feature subset) as indices."""
+    if isinstance(v, str):
+        return np.array(v.split(), dtype=np.int64)
+    if isinstance(v, (int, float, np.number)) and v == v:
+        return np.array([int(v)], dtype=np.int64)
+    return np.array([], dtype=np.int64)
 
 
 def find_result_dirs(paths: Iterable[Path | str]) -> list[Path]:

@@ -18,10 +18,13 @@ repeats give a binary matrix Z (M × d, z_if = 1 if feature f is among repeat i'
   ``getStabilityVariance.m`` writes the same φ_i in another, algebraically equal form); the test
   reproduces the numbers printed in the authors' demo notebook.
 
-With the same k in every repeat (always the case here: top S of a complete ranking) Φ̂ equals the mean
-pairwise Kuncheva index exactly (Nogueira et al. note this; the test checks it), so the two columns agree
-and the confidence interval holds for both. Rankers only: transformers (empty ``order``) and the
-all-features baseline (whose "ranking" is an arbitrary order) are skipped.
+The subset of a repeat at S is the top S of its ranking, except for subset searches fitted once per S
+(branch-and-bound, exhaustive wrappers), whose choice at S is the ``subset`` column of ``results.csv``
+(their sets for different S need not be nested; :meth:`fsbench.results.loading.ResultSet.top_sets`).
+With the same k in every repeat (always the case here) Φ̂ equals the mean pairwise Kuncheva index
+exactly (Nogueira et al. note this; the test checks it), so the two columns agree and the confidence
+interval holds for both. Rankers and searches only: transformers (empty ``order``) and the all-features
+baseline (whose "ranking" is an arbitrary order, whatever its label) are skipped.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from fsbench.results.loading import BASELINE, ResultSet
+from fsbench.results.loading import ResultSet
 
 GROUP = ["source", "dataset", "kernel", "n_train", "selector"]
 
@@ -163,16 +166,17 @@ def stability_table(
         if rs.results is not None and metric in rs.results.columns:
             ok = rs.results[rs.results["status"] == "ok"]
             means = ok.groupby([*GROUP, "n_features"])[metric].mean().to_dict()
-        r = rs.rankings[(rs.rankings["order_len"] > 0) & (rs.rankings["selector"] != BASELINE)]
+        r = rs.rankers()
         for key, g in r.groupby(GROUP, sort=False):
             d = int(g["order_len"].max())
             if (g["order_len"] != d).any():
                 raise ValueError(f"{rs.source}: rankings of {key} have different lengths")
-            orders = list(g.sort_values("repeat")["order_idx"])
+            g = g.sort_values("repeat")
+            orders, repeats = list(g["order_idx"]), list(g["repeat"])
             for s in s_values if s_values is not None else grid.get(tuple(key), []):
                 if not 0 < s <= d:
                     continue
-                z = selection_matrix(orders, s, d)
+                z = selection_matrix(rs.top_sets(tuple(key)[1:], s, repeats, orders), s, d)
                 nog = nogueira_stability(z, alpha)
                 rows.append(
                     {

@@ -1,0 +1,88 @@
+"""The parts every paper report shares, for the report writers of the five papers.
+
+The top layer of the paper comparison (page → render → claims → cells → sources → values): the writers
+(:mod:`fsbench.report` for Ramona, :mod:`fsbench.papers.takes_kife`, :mod:`fsbench.papers.paul2015`,
+:mod:`fsbench.papers.ring2015`) assemble their pages from
+
+* :func:`comparison` — the paper-vs-ours summary (the agreement rule, the cell and claim counts, the
+  substitutions) and the per-table comparisons and claims of :func:`fsbench.papers.render.paper_sections`,
+  computed from every result table under the results directory (experiments' and diagnostics');
+* :func:`runs_table` — one row per run (``run.json``);
+* :func:`analysis_section` — stability of every experiment and ground-truth recovery where the relevant
+  features are known (:mod:`fsbench.results.experiment_tables`, which also writes the tables beside each
+  experiment).
+
+Paths in the Markdown are relative to the results directory, so that a report regenerated from a copy
+of the committed CSVs is byte-identical.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from fsbench.papers.render import paper_sections
+from fsbench.papers.tables import md_table
+
+
+def result_tables(results_dir: Path) -> list[Path]:
+    """Every ``results.csv`` under ``results_dir`` (experiments and diagnostics), in path order."""
+    return sorted(Path(results_dir).rglob("results.csv"))
+
+
+def load_all_rows(results_dir: Path) -> pd.DataFrame:
+    """The rows of every result table under ``results_dir``, concatenated (diagnostics' own columns
+    included; missing columns are NaN)."""
+    frames = [pd.read_csv(f, low_memory=False) for f in result_tables(results_dir)]
+    frames = [f for f in frames if len(f)]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["experiment", "status"])
+
+
+def comparison(paper: str, results_dir: Path, rows: pd.DataFrame | None = None) -> tuple[list[str], str]:
+    """(summary lines, comparison text) of ``paper`` on the results under ``results_dir``.
+
+    ``rows`` defaults to :func:`load_all_rows`; the paper values are ``configs/<paper>/paper_values.yaml``.
+    """
+    rows = load_all_rows(results_dir) if rows is None else rows
+    return paper_sections(paper, rows, Path(results_dir))
+
+
+def _wall(info: dict) -> str:
+    if "wall_s" in info:
+        return f"{float(info['wall_s']):.0f} s"
+    try:
+        t0, t1 = pd.Timestamp(info["started"]), pd.Timestamp(info["finished"])
+        return f"{(t1 - t0).total_seconds():.0f} s"
+    except (KeyError, ValueError, TypeError):
+        return "?"
+
+
+def runs_table(results_dir: Path) -> str:
+    """A Markdown table of the runs under ``results_dir``: directory, experiment, repeats, wall time,
+    fsbench commit and start time, from each ``run.json``."""
+    results_dir = Path(results_dir)
+    rows = []
+    for p in sorted(results_dir.rglob("run.json")):
+        info = json.loads(p.read_text())
+        prot = info.get("effective_config", {}).get("protocol", {})
+        rows.append(
+            [
+                f"`{p.parent.relative_to(results_dir).as_posix()}`",
+                str(info.get("experiment", p.parent.name)),
+                str(prot.get("repeats", "?")),
+                _wall(info),
+                str(info.get("git_commit", "?"))[:10],
+                str(info.get("started", "?")),
+            ]
+        )
+    return md_table(["result", "experiment", "repeats", "wall", "fsbench commit", "started (UTC)"], rows)
+
+
+def analysis_section(results_dir: Path) -> list[str]:
+    """Write the stability and ground-truth tables beside every experiment under ``results_dir`` and
+    return the report's "Stability" and "Ground truth" sections."""
+    from fsbench.results.experiment_tables import analysis_markdown, write_experiment_tables
+
+    return analysis_markdown(write_experiment_tables(Path(results_dir)), Path(results_dir))
