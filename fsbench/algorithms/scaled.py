@@ -20,6 +20,7 @@ plus one Gram matrix per trial step.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from numbers import Integral, Real
 
 import numpy as np
@@ -65,6 +66,23 @@ class ScaledKernelAscent(BaseSelector):
     def _prepare(self, kern: Kernel, X: np.ndarray, y: np.ndarray, T: np.ndarray) -> None:
         """Hook run once before the ascent (e.g. to fix a regulariser at w = 1)."""
 
+    def _objective(self, kern: Kernel, X: np.ndarray, y: np.ndarray) -> Callable:
+        """``evaluate(w) -> (f, gradient)``: the criterion at ``w`` and a callable giving its gradient in w.
+
+        The default forms the Gram matrix of every trial point and keeps it (and ∂f/∂K) for the
+        gradient, which the ascent asks for at accepted points only. A subclass whose criterion is
+        not a function of the N×N Gram matrix (e.g. a random-feature approximation) overrides this.
+        """
+        T = self._target(y)
+        self._prepare(kern, X, y, T)
+
+        def evaluate(w: np.ndarray) -> tuple[float, Callable[[], np.ndarray]]:
+            K = kern.gram(X, w=w)
+            f, M = self._criterion(K, T)
+            return f, lambda: kern.scale_gradient(X, M, K, w)
+
+        return evaluate
+
     # -- shared ----------------------------------------------------------------------
     def _check_params(self) -> None:
         if not (isinstance(self.max_iter, Integral) and self.max_iter >= 0):
@@ -84,28 +102,22 @@ class ScaledKernelAscent(BaseSelector):
 
         ``y`` holds class indices 0..C-1; the kernel's gamma rule is resolved on ``X``.
         """
-        kern = self._kernel(X)
-        T = self._target(y)
-        self._prepare(kern, X, y, T)
-        K = kern.gram(X, w=w)
-        f, M = self._criterion(K, T)
-        return f, kern.scale_gradient(X, M, K, w)
+        f, gradient = self._objective(self._kernel(X), X, y)(w)
+        return f, gradient()
 
     def _fit(self, X, y):
         self._check_params()
         kern = self._kernel(X)
         self.kernel_ = kern
-        T = self._target(y)
-        self._prepare(kern, X, y, T)
+        evaluate = self._objective(kern, X, y)
         w = np.ones(X.shape[1])
-        K = kern.gram(X, w=w)
-        f, M = self._criterion(K, T)
+        f, gradient = evaluate(w)
         history = [f]
         eta = None
         converged = False
         n_iter = 0
         for _ in range(self.max_iter):
-            g = kern.scale_gradient(X, M, K, w)
+            g = gradient()
             gn2 = float(g @ g)
             if not np.isfinite(gn2) or gn2 == 0.0:
                 converged = gn2 == 0.0
@@ -114,8 +126,7 @@ class ScaledKernelAscent(BaseSelector):
                 eta = self.step_size / np.sqrt(gn2)
             while True:
                 w_new = w + eta * g
-                K_new = kern.gram(X, w=w_new)
-                f_new, M_new = self._criterion(K_new, T)
+                f_new, gradient_new = evaluate(w_new)
                 if np.isfinite(f_new) and f_new >= f + _ARMIJO_C * eta * gn2:
                     break
                 eta *= 0.5
@@ -127,7 +138,7 @@ class ScaledKernelAscent(BaseSelector):
                 break
             n_iter += 1
             delta = f_new - f
-            w, K, f, M = w_new, K_new, f_new, M_new
+            w, f, gradient = w_new, f_new, gradient_new
             history.append(f)
             eta *= 2.0
             if abs(delta) < self.tol * max(1.0, abs(f)):
