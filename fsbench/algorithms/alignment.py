@@ -13,6 +13,9 @@ ascent from 1 and ranks by :math:`|w_d|`. The target is Vert's multiclass kernel
 (eq. 6); it only fixes the starting point, so ``gamma`` defaults to the median heuristic on the
 training split (with an arbitrary γ the Gram matrix of unscaled data is ≈ I and the gradient
 vanishes).
+
+``approximation="rff"`` replaces the N×N Gram matrix by random Fourier features
+(:mod:`fsbench.algorithms.random_features`): O(N·m·D) time per pass and O(m·D) memory, for large N.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, InvalidParameterError, StrOptions
 
 from fsbench.algorithms.kernels import parse_gamma
+from fsbench.algorithms.random_features import rff_kernel, rff_objective
 from fsbench.algorithms.scaled import ScaledKernelAscent
 from fsbench.algorithms.targets import class_target
 
@@ -47,6 +51,19 @@ class SAS(ScaledKernelAscent):
         Norm of the first trial step in scale-factor space (Armijo backtracking afterwards).
     target : {"vert", "uneven"}, default "vert"
     n_features_to_select : int, float or None
+    approximation : {None, "rff"}, default None
+        ``None``: the exact alignment of the N×N Gram matrix. ``"rff"``: random Fourier features
+        (:mod:`fsbench.algorithms.random_features`) — the alignment and its exact gradient in w in
+        O(N·m·D) per pass without any N×N matrix; ``kernel="rbf"`` only (any other kernel is refused).
+        A named ``gamma`` rule is then resolved on at most 5000 evenly spaced training rows.
+    n_components : int, default 500
+        Number m of random features (``approximation="rff"`` only). Default fixed by the rule stated
+        in advance in ``benchmarks/rff_agreement.py``: the smallest m of {50, 100, 200, 500, 1000,
+        2000} whose median Spearman correlation with the exact SAS ranking is ≥ 0.9 and whose median
+        top-10 overlap is ≥ 8, over all cases of that study (benchmarks/results/RFF.md).
+    random_state : int, RandomState or None, default None
+        Draws the random features once per fit (``approximation="rff"`` only; the protocol passes the
+        task's selector seed).
 
     Attributes
     ----------
@@ -74,7 +91,15 @@ class SAS(ScaledKernelAscent):
             Interval(Real, 0, 1, closed="neither"),
             None,
         ],
+        "approximation": [StrOptions({"rff"}), None],
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
     }
+
+    #: Criterion of the random-feature path (:class:`SFS` uses the alignment's numerator).
+    _rff_criterion = "alignment"
+    #: Precision of its row blocks (float64 only to check the gradient by finite differences).
+    _rff_dtype = np.float32
 
     def __init__(
         self,
@@ -88,6 +113,9 @@ class SAS(ScaledKernelAscent):
         step_size: float = 1.0,
         target: str = "vert",
         n_features_to_select: int | float | None = None,
+        approximation: str | None = None,
+        n_components: int = 500,
+        random_state=None,
     ):
         super().__init__(
             kernel=kernel,
@@ -101,6 +129,9 @@ class SAS(ScaledKernelAscent):
             n_features_to_select=n_features_to_select,
         )
         self.target = target
+        self.approximation = approximation
+        self.n_components = n_components
+        self.random_state = random_state
 
     def fit(self, X, y):
         """Validate the parameters, then rank the features of ``X`` for the labels ``y``.
@@ -126,6 +157,27 @@ class SAS(ScaledKernelAscent):
                 raise InvalidParameterError(
                     f"The 'gamma' parameter of {type(self).__name__}: {exc}"
                 ) from None
+        if self.approximation is not None and self.kernel != "rbf":
+            rff_kernel(self.kernel, self.gamma, np.zeros((1, 1)))  # raises the explanatory ValueError
+
+    def _kernel(self, X):
+        if self.approximation is None:
+            return super()._kernel(X)
+        return rff_kernel(self.kernel, self.gamma, X)
+
+    def _objective(self, kern, X, y):
+        if self.approximation is None:
+            return super()._objective(kern, X, y)
+        return rff_objective(
+            kern,
+            X,
+            y,
+            target=self.target,
+            criterion=self._rff_criterion,
+            n_components=self.n_components,
+            random_state=self.random_state,
+            dtype=self._rff_dtype,
+        )
 
     def _target(self, y):
         return class_target(y, self.target)
@@ -200,6 +252,9 @@ class SFS(SAS):
     target : {"vert", "uneven"}, default "vert"
         Vert's multiclass target (:math:`yy^\top` for two classes) or the uneven-class target.
     n_features_to_select : int, float or None
+    approximation, n_components, random_state
+        As for :class:`SAS`: ``approximation="rff"`` estimates :math:`\langle K, K^*\rangle_F` with
+        random Fourier features (RBF only).
 
     Attributes
     ----------
@@ -221,6 +276,9 @@ class SFS(SAS):
         step_size: float = 1.0,
         target: str = "vert",
         n_features_to_select: int | float | None = None,
+        approximation: str | None = None,
+        n_components: int = 500,
+        random_state=None,
     ):
         super().__init__(
             kernel=kernel,
@@ -233,9 +291,13 @@ class SFS(SAS):
             step_size=step_size,
             target=target,
             n_features_to_select=n_features_to_select,
+            approximation=approximation,
+            n_components=n_components,
+            random_state=random_state,
         )
 
     supported_kernels = ("rbf", "poly")
+    _rff_criterion = "frobenius"
 
     _LINEAR_MSG = (
         "SFS cannot use the linear kernel: the Frobenius criterion <K, K*>_F grows without bound "
@@ -269,3 +331,47 @@ class SFS(SAS):
                 ConvergenceWarning,
                 stacklevel=2,
             )
+
+
+class SASRFF(SAS):
+    """:class:`SAS` with random Fourier features by default (``approximation="rff"``, RBF kernel).
+
+    The same estimator as ``SAS(kernel="rbf", approximation="rff")``, registered as ``sas_rff`` so that
+    a config can name it; under an experiment with another kernel it keeps the RBF kernel.
+    """
+
+    description = "SAS with random Fourier features: O(N·m·D) alignment ascent for large N (RBF)"
+    citation = "Ramona, Richard & David 2012, Alg. 1; features of Rahimi & Recht 2007"
+    supported_kernels = ("rbf",)
+
+    def __init__(
+        self,
+        kernel: str = "rbf",
+        gamma: float | str = "median",
+        degree: float = 3,
+        offset: float = 1.0,
+        scale: float = 1.0,
+        max_iter: int = 200,
+        tol: float = 1e-6,
+        step_size: float = 1.0,
+        target: str = "vert",
+        n_features_to_select: int | float | None = None,
+        approximation: str | None = "rff",
+        n_components: int = 500,
+        random_state=None,
+    ):
+        super().__init__(
+            kernel=kernel,
+            gamma=gamma,
+            degree=degree,
+            offset=offset,
+            scale=scale,
+            max_iter=max_iter,
+            tol=tol,
+            step_size=step_size,
+            target=target,
+            n_features_to_select=n_features_to_select,
+            approximation=approximation,
+            n_components=n_components,
+            random_state=random_state,
+        )
