@@ -15,7 +15,8 @@ training split (with an arbitrary γ the Gram matrix of unscaled data is ≈ I a
 vanishes).
 
 ``approximation="rff"`` replaces the N×N Gram matrix by random Fourier features
-(:mod:`fsbench.algorithms.random_features`): O(N·m·D) time per pass and O(m·D) memory, for large N.
+(:mod:`fsbench.algorithms.random_features`): O(N·m·(m + D)) time per pass and
+O(m² + m·D) memory beyond X, for large N.
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ class SAS(ScaledKernelAscent):
     approximation : {None, "rff"}, default None
         ``None``: the exact alignment of the N×N Gram matrix. ``"rff"``: random Fourier features
         (:mod:`fsbench.algorithms.random_features`) — the alignment and its exact gradient in w in
-        O(N·m·D) per pass without any N×N matrix; ``kernel="rbf"`` only (any other kernel is refused).
+        O(N·m·(m + D)) per pass without any N×N matrix; ``kernel="rbf"`` only (others are refused).
         A named ``gamma`` rule is then resolved on at most 5000 evenly spaced training rows.
     n_components : int, default 500
         Number m of random features (``approximation="rff"`` only). Default fixed by the rule stated
@@ -340,7 +341,7 @@ class SASRFF(SAS):
     a config can name it; under an experiment with another kernel it keeps the RBF kernel.
     """
 
-    description = "SAS with random Fourier features: O(N·m·D) alignment ascent for large N (RBF)"
+    description = "SAS with random Fourier features: alignment ascent linear in N, for large N (RBF)"
     citation = "Ramona, Richard & David 2012, Alg. 1; features of Rahimi & Recht 2007"
     supported_kernels = ("rbf",)
 
