@@ -272,7 +272,7 @@ def rff_objective(
     *,
     target: str = "vert",
     criterion: str = "alignment",
-    n_components: int = 500,
+    n_components: int = 2000,
     random_state=None,
     dtype=np.float32,
 ) -> Callable[[np.ndarray], tuple[float, Callable[[], np.ndarray]]]:

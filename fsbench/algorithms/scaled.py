@@ -8,6 +8,8 @@ A subclass only provides ``_criterion(K, T) -> (f, M)``, the criterion value and
 :math:`M = \partial f / \partial K` (entrywise); the chain rule
 :math:`\partial f/\partial w_d = \sum_{ij} M_{ij}\,\partial K_{ij}/\partial w_d` is then one call of
 :meth:`fsbench.algorithms.kernels.Kernel.scale_gradient`, which uses one GEMM for all D features.
+A criterion that is not a function of the Gram matrix (e.g. SAS with random Fourier features)
+overrides ``_objective`` instead and gives its value and gradient in ``w`` directly.
 
 Step size (the paper gives none — ALGORITHMS.md §12.3 [D]): the first trial step moves ``w`` by
 ``step_size`` in Euclidean norm; Armijo backtracking (sufficient increase
