@@ -95,3 +95,31 @@ def test_scale_bench_runs_on_tiny_sizes(tmp_path, capsys):
     assert set(doc["exponents"]) == {"dense", "blocked"} and doc["verdict"] == "NOT MEASURED"
     md = (tmp_path / "RESULTS.md").read_text()
     assert "## (d)" in md and "| blocked | 700 |" in md
+
+
+def test_rff_agreement_rule_and_measures():
+    from benchmarks import rff_agreement as ra
+
+    rho, top = ra.agreement(np.arange(1, 13), np.arange(1, 13))
+    assert rho == pytest.approx(1.0) and top == 10
+    rho, top = ra.agreement(np.arange(1, 13), np.arange(12, 0, -1))
+    assert rho == pytest.approx(-1.0) and top == 8  # top-10 of 12 overlap in 8 whatever the order
+
+    def doc(per_m):
+        recs = [
+            {"m": m, "spearman": s, "top10": t, "criterion": 0.5, "exact_alignment_at_w": 0.5, "wall_s": 1.0}
+            for m, pairs in per_m.items()
+            for s, t in pairs
+        ]
+        return {"m_grid": sorted(per_m), "records": recs}
+
+    # m = 100 has median Spearman 0.95 but median top-10 7: the rule needs both, so 200.
+    d = doc({50: [(0.5, 5)] * 3, 100: [(0.95, 7)] * 3, 200: [(0.91, 8), (0.92, 9), (0.2, 1)]})
+    assert ra.choose_m(d) == 200
+    assert ra.choose_m(doc({50: [(0.1, 1)], 2000: [(0.5, 5)]})) == 2000  # none qualifies: the largest
+
+
+def test_rff_iteration_runs():
+    from benchmarks import rff_agreement as ra
+
+    assert ra.rff_iteration(300, 8, n_components=64, repeats=1) > 0

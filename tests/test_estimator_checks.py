@@ -12,6 +12,7 @@ from fsbench.algorithms.registry import available, get_selector
 #: Small budgets so that the checks run quickly; keys are registry names.
 FAST_PARAMS: dict[str, dict] = {
     "sas": {"max_iter": 5},
+    "sas_rff": {"max_iter": 5, "n_components": 50},
     "rfe_mkl_clinical": {"max_iter": 5},
     "random_forest": {"n_estimators": 10},
     "exhaustive_wrapper": {"d": 1, "cv": 3},

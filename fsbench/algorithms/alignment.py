@@ -19,6 +19,9 @@ Both criteria are functions of the reductions :math:`\langle K, K^*\rangle_F` an
 they are evaluated block by block within ``memory_limit``
 (:mod:`fsbench.algorithms.gram_blocks`): the scalars of :func:`alignment_terms` combine the
 reductions into the value and into the weights of :math:`K^*` and K in :math:`\partial A/\partial K`.
+``approximation="rff"`` replaces the N×N Gram matrix by random Fourier features
+(:mod:`fsbench.algorithms.random_features`): O(N·m·(m + D)) time per pass and
+O(m² + m·D) memory beyond X, for large N.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from fsbench.algorithms.gram_blocks import (
     parse_memory_limit,
 )
 from fsbench.algorithms.kernels import parse_gamma
+from fsbench.algorithms.random_features import rff_kernel, rff_objective
 from fsbench.algorithms.scaled import ScaledKernelAscent
 from fsbench.algorithms.targets import class_table_norm, class_target_table
 
@@ -65,12 +69,29 @@ class SAS(ScaledKernelAscent):
         up to round-off (:class:`~fsbench.algorithms.scaled.ScaledKernelAscent`).
     n_jobs : int or None, default 1
         Threads over the blocks (blocked path only; -1 = every core).
+    approximation : {None, "rff"}, default None
+        ``None``: the exact alignment of the N×N Gram matrix. ``"rff"``: random Fourier features
+        (:mod:`fsbench.algorithms.random_features`) — the alignment and its exact gradient in w in
+        O(N·m·(m + D)) per pass without any N×N matrix; ``kernel="rbf"`` only (others are refused).
+        A named ``gamma`` rule is then resolved on at most 5000 evenly spaced training rows.
+    n_components : int, default 2000
+        Number m of random features (``approximation="rff"`` only); time per pass O(N·m·(m + D)).
+        Default fixed by the rule stated in advance in ``benchmarks/rff_agreement.py``: the smallest m
+        of {50, 100, 200, 500, 1000, 2000} whose median Spearman correlation with the exact SAS
+        ranking is ≥ 0.9 and whose median top-10 overlap is ≥ 8 over all cases of that study, else
+        the largest. No m qualified (pooled medians ≤ 0.51 and ≤ 7, benchmarks/results/RFF.md: on
+        the Weston toys and satimage the full rankings disagree at every m), so the default is 2000,
+        which is slow for large N; pass a smaller m explicitly where the study supports it (e.g.
+        spambase and letter agree at m ≥ 500–1000).
+    random_state : int, RandomState or None, default None
+        Draws the random features once per fit (``approximation="rff"`` only; the protocol passes the
+        task's selector seed).
 
     Attributes
     ----------
     ranking_, scores_ (= |w|), scale_factors_, criterion_ (final alignment), n_iter_, converged_
-    gram_path_ : {"dense", "blocked"}; block_rows_, block_cols_ : int
-        How the Gram matrix was walked (``memory_limit``).
+    gram_path_ : {"dense", "blocked", "rff"}; block_rows_, block_cols_ : int or None
+        How the Gram matrix was walked (``memory_limit``; None for ``"rff"``).
     """
 
     description = "scaled kernel-target alignment: gradient ascent on scale factors (multiclass)"
@@ -97,7 +118,15 @@ class SAS(ScaledKernelAscent):
         # bytes or a string with a unit ("512MB"): checked by gram_blocks.parse_memory_limit
         "memory_limit": [Interval(Real, 1, None, closed="left"), str, None],
         "n_jobs": [Interval(Integral, 1, None, closed="left"), Options(Integral, {-1}), None],
+        "approximation": [StrOptions({"rff"}), None],
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
     }
+
+    #: Criterion of the random-feature path (:class:`SFS` uses the alignment's numerator).
+    _rff_criterion = "alignment"
+    #: Precision of its row blocks (float64 only to check the gradient by finite differences).
+    _rff_dtype = np.float32
 
     def __init__(
         self,
@@ -113,6 +142,9 @@ class SAS(ScaledKernelAscent):
         n_features_to_select: int | float | None = None,
         memory_limit: int | float | str | None = DEFAULT_MEMORY_LIMIT,
         n_jobs: int | None = 1,
+        approximation: str | None = None,
+        n_components: int = 2000,
+        random_state=None,
     ):
         super().__init__(
             kernel=kernel,
@@ -128,6 +160,9 @@ class SAS(ScaledKernelAscent):
             n_jobs=n_jobs,
         )
         self.target = target
+        self.approximation = approximation
+        self.n_components = n_components
+        self.random_state = random_state
 
     def fit(self, X, y):
         """Validate the parameters, then rank the features of ``X`` for the labels ``y``.
@@ -159,6 +194,26 @@ class SAS(ScaledKernelAscent):
             raise InvalidParameterError(
                 f"The 'memory_limit' parameter of {type(self).__name__}: {exc}"
             ) from None
+        if self.approximation is not None and self.kernel != "rbf":
+            rff_kernel(self.kernel, self.gamma, np.zeros((1, 1)))  # raises the explanatory ValueError
+
+    def _objective(self, X, y):
+        if self.approximation is None:
+            return super()._objective(X, y)
+        kern = rff_kernel(self.kernel, self.gamma, X)
+        self.kernel_ = kern
+        self.gram_path_ = "rff"
+        self.block_rows_ = self.block_cols_ = None
+        return rff_objective(
+            kern,
+            X,
+            y,
+            target=self.target,
+            criterion=self._rff_criterion,
+            n_components=self.n_components,
+            random_state=self.random_state,
+            dtype=self._rff_dtype,
+        )
 
     _needs_sq_norm = True
 
@@ -252,6 +307,9 @@ class SFS(SAS):
     n_jobs : int or None, default 1
         As in :class:`SAS` (block-wise evaluation of :math:`\langle K, K^*\rangle_F` when the Gram
         matrix does not fit in ``memory_limit``).
+    approximation, n_components, random_state
+        As for :class:`SAS`: ``approximation="rff"`` estimates :math:`\langle K, K^*\rangle_F` with
+        random Fourier features (RBF only).
 
     Attributes
     ----------
@@ -275,6 +333,9 @@ class SFS(SAS):
         n_features_to_select: int | float | None = None,
         memory_limit: int | float | str | None = DEFAULT_MEMORY_LIMIT,
         n_jobs: int | None = 1,
+        approximation: str | None = None,
+        n_components: int = 2000,
+        random_state=None,
     ):
         super().__init__(
             kernel=kernel,
@@ -289,9 +350,13 @@ class SFS(SAS):
             n_features_to_select=n_features_to_select,
             memory_limit=memory_limit,
             n_jobs=n_jobs,
+            approximation=approximation,
+            n_components=n_components,
+            random_state=random_state,
         )
 
     supported_kernels = ("rbf", "poly")
+    _rff_criterion = "frobenius"
 
     _LINEAR_MSG = (
         "SFS cannot use the linear kernel: the Frobenius criterion <K, K*>_F grows without bound "
@@ -327,3 +392,51 @@ class SFS(SAS):
                 ConvergenceWarning,
                 stacklevel=2,
             )
+
+
+class SASRFF(SAS):
+    """:class:`SAS` with random Fourier features by default (``approximation="rff"``, RBF kernel).
+
+    The same estimator as ``SAS(kernel="rbf", approximation="rff")``, registered as ``sas_rff`` so that
+    a config can name it; under an experiment with another kernel it keeps the RBF kernel.
+    """
+
+    description = "SAS with random Fourier features: alignment ascent linear in N, for large N (RBF)"
+    citation = "Ramona, Richard & David 2012, Alg. 1; features of Rahimi & Recht 2007"
+    supported_kernels = ("rbf",)
+
+    def __init__(
+        self,
+        kernel: str = "rbf",
+        gamma: float | str = "median",
+        degree: float = 3,
+        offset: float = 1.0,
+        scale: float = 1.0,
+        max_iter: int = 200,
+        tol: float = 1e-6,
+        step_size: float = 1.0,
+        target: str = "vert",
+        n_features_to_select: int | float | None = None,
+        memory_limit: int | float | str | None = DEFAULT_MEMORY_LIMIT,
+        n_jobs: int | None = 1,
+        approximation: str | None = "rff",
+        n_components: int = 2000,
+        random_state=None,
+    ):
+        super().__init__(
+            kernel=kernel,
+            gamma=gamma,
+            degree=degree,
+            offset=offset,
+            scale=scale,
+            max_iter=max_iter,
+            tol=tol,
+            step_size=step_size,
+            target=target,
+            n_features_to_select=n_features_to_select,
+            memory_limit=memory_limit,
+            n_jobs=n_jobs,
+            approximation=approximation,
+            n_components=n_components,
+            random_state=random_state,
+        )

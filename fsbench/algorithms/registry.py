@@ -19,6 +19,7 @@ _SELECTORS: dict[str, str] = {
     "all": "fsbench.algorithms.filters:AllFeatures",
     "fisher": "fsbench.algorithms.filters:FisherScore",
     "sas": "fsbench.algorithms.alignment:SAS",
+    "sas_rff": "fsbench.algorithms.alignment:SASRFF",
     "r2w2": "fsbench.algorithms.radius_margin:R2W2",
     "rfe": "fsbench.algorithms.rfe:SVMRFE",
     "fspp": "fsbench.algorithms.sensitivity:FSPP",

@@ -13,7 +13,9 @@ chain rule :math:`\partial f/\partial w_d = \sum_{ij} M_{ij}\,\partial K_{ij}/\p
 :meth:`fsbench.algorithms.kernels.Kernel.scale_gradient_block` summed over the blocks (one GEMM for
 all D features per block). The whole matrix is one block (the *dense path*) when it fits in
 ``memory_limit``; otherwise the passes need O(block + N·D) memory and give the same values up to
-round-off.
+round-off. A criterion that is not a function of the Gram matrix (SAS with random Fourier features,
+:mod:`fsbench.algorithms.random_features`) overrides ``_objective`` instead and gives its value and
+gradient in ``w`` directly; the ascent below is the same.
 
 Step size (the paper gives none — ALGORITHMS.md §12.3 [D]): the first trial step moves ``w`` by
 ``step_size`` in Euclidean norm; Armijo backtracking (sufficient increase
@@ -26,6 +28,7 @@ which on the dense path reuses the value pass's Gram matrix).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from numbers import Integral, Real
 
 import numpy as np
@@ -132,6 +135,27 @@ class ScaledKernelAscent(BaseSelector):
             need_sq_norm=self._needs_sq_norm,
         )
 
+    def _objective(self, X: np.ndarray, y: np.ndarray) -> Callable:
+        """``evaluate(w) -> (f, gradient)``: the criterion at ``w`` and a callable giving its gradient in w.
+
+        The default walks the Gram matrix (dense or blocked, :meth:`_gram`) with the subclass's
+        ``_prepare``/``_criterion``; the gradient pass runs only when asked for (at accepted points).
+        Sets the fitted attributes that describe the walk.
+        """
+        gram = self._gram(X, y)
+        self.kernel_ = gram.kernel
+        self.gram_path_ = gram.plan.path
+        self.block_rows_ = gram.plan.rows
+        self.block_cols_ = gram.plan.cols
+        self._prepare(gram)
+
+        def evaluate(w: np.ndarray) -> tuple[float, Callable[[], np.ndarray]]:
+            point = gram.at(w)
+            f, weights = self._criterion(point.stats)
+            return f, lambda: gram.gradient(point, weights)
+
+        return evaluate
+
     def criterion(self, X: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[float, np.ndarray]:
         """Criterion value and gradient w.r.t. ``w`` at scale factors ``w`` (for tests and tools).
 
@@ -140,29 +164,20 @@ class ScaledKernelAscent(BaseSelector):
         """
         self._check_params()
         X = np.asarray(X, dtype=float)
-        gram = self._gram(X, y)
-        self._prepare(gram)
-        point = gram.at(np.asarray(w, dtype=float))
-        f, weights = self._criterion(point.stats)
-        return f, gram.gradient(point, weights)
+        f, gradient = self._objective(X, y)(np.asarray(w, dtype=float))
+        return f, gradient()
 
     def _fit(self, X, y):
         self._check_params()
-        gram = self._gram(X, y)
-        self.kernel_ = gram.kernel
-        self.gram_path_ = gram.plan.path
-        self.block_rows_ = gram.plan.rows
-        self.block_cols_ = gram.plan.cols
-        self._prepare(gram)
+        evaluate = self._objective(X, y)
         w = np.ones(X.shape[1])
-        point = gram.at(w)
-        f, weights = self._criterion(point.stats)
+        f, gradient = evaluate(w)
         history = [f]
         eta = None
         converged = False
         n_iter = 0
         for _ in range(self.max_iter):
-            g = gram.gradient(point, weights)
+            g = gradient()
             gn2 = float(g @ g)
             if not np.isfinite(gn2) or gn2 == 0.0:
                 converged = gn2 == 0.0
@@ -171,11 +186,10 @@ class ScaledKernelAscent(BaseSelector):
                 eta = self.step_size / np.sqrt(gn2)
             while True:
                 w_new = w + eta * g
-                trial = gram.at(w_new)
-                f_new, weights_new = self._criterion(trial.stats)
+                f_new, gradient_new = evaluate(w_new)
                 if np.isfinite(f_new) and f_new >= f + _ARMIJO_C * eta * gn2:
                     break
-                trial.release()  # dense path: free the rejected Gram matrix before the next trial
+                gradient_new = None  # free a rejected trial (the dense path's Gram matrix) before the next
                 eta *= 0.5
                 if eta * np.sqrt(gn2) < 1e-12 * max(1.0, np.linalg.norm(w)):
                     f_new = None
@@ -185,13 +199,12 @@ class ScaledKernelAscent(BaseSelector):
                 break
             n_iter += 1
             delta = f_new - f
-            w, point, f, weights = w_new, trial, f_new, weights_new
+            w, f, gradient = w_new, f_new, gradient_new
             history.append(f)
             eta *= 2.0
             if abs(delta) < self.tol * max(1.0, abs(f)):
                 converged = True
                 break
-        point.release()
         self.scale_factors_ = w
         self.criterion_ = f
         self.criterion_history_ = np.asarray(history)
