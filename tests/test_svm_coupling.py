@@ -235,3 +235,24 @@ def test_class_block_decision_equals_dense_product():
     assert np.all(np.diff(cls) >= 0)
     for p, (i, j) in enumerate(svc.pairs_):
         assert not np.any(svc.dual_coef_[(cls != i) & (cls != j), p])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_direct_libsvm_fit_is_bitwise_svc(seed):
+    # _fit_binary calls scikit-learn's libsvm binding directly (SVC.fit's validation dominated the
+    # pairwise fits); the machine must be exactly the one SVC(kernel="precomputed") trains
+    from sklearn.svm import SVC
+
+    from fsbench.algorithms.svm import _binary_parts, _fit_binary
+
+    rng = np.random.default_rng(seed)
+    n = 30 + 17 * seed
+    X = rng.normal(size=(n, 4))
+    yb = np.where(X[:, 0] + 0.8 * rng.normal(size=n) > 0.3 * seed, 1, -1)
+    K = Kernel("rbf", gamma=0.4).gram(X) if seed % 2 else X @ X.T
+    C = [0.3, 1.0, 7.0, 100.0][seed]
+    got = _fit_binary(K, yb, C, 1e-3)
+    want = _binary_parts(SVC(kernel="precomputed", C=C, tol=1e-3).fit(K, yb))
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
+    assert got[2] == want[2]

@@ -62,6 +62,11 @@ from fsbench.algorithms.kernels import (
     origin_sq_distances,
 )
 
+try:  # scikit-learn's libsvm binding, called directly by _fit_binary (see there); SVC is the fallback
+    from sklearn.svm import _libsvm
+except ImportError:  # pragma: no cover - a scikit-learn without the private module
+    _libsvm = None
+
 COUPLINGS = ("hastie_tibshirani", "wu_lin_weng")
 
 #: LIBSVM's clipping of pairwise probabilities before coupling.
@@ -336,8 +341,6 @@ class PairwiseCouplingSVC(ClassifierMixin, BaseEstimator):
         if not (isinstance(self.n_folds, Integral) and self.n_folds >= 2):
             raise ValueError(f"n_folds must be an integer >= 2, got {self.n_folds!r}")
 
-    def _svc(self, C: float) -> SVC:
-        return SVC(kernel="precomputed", C=C, tol=self.tol)
 
     def fit(self, K, y, origin_sq_dist=None):
         """Train the C(C−1)/2 pairwise SVMs and their Platt sigmoids.
@@ -373,8 +376,7 @@ class PairwiseCouplingSVC(ClassifierMixin, BaseEstimator):
                 yb = np.where(yi[idx] == i, 1, -1)
                 C = float(self.C) if self.C is not None else joachims_C_from_sq_distances(d2[idx])
                 Kp = K[np.ix_(idx, idx)]
-                svc = self._svc(C).fit(Kp, yb)
-                sv, coef, icpt = _binary_parts(svc)
+                sv, coef, icpt = _fit_binary(Kp, yb, C, self.tol)
                 dec = self._cv_decisions(Kp, yb, C, rng)
                 a_, b_ = platt_fit(dec, yb)
                 pairs.append((i, j))
@@ -427,8 +429,7 @@ class PairwiseCouplingSVC(ClassifierMixin, BaseEstimator):
             elif n_pos == 0:
                 dec[test] = -1.0
             else:
-                svc = self._svc(C).fit(Kp[np.ix_(train, train)], ytr)
-                sv, coef, icpt = _binary_parts(svc)
+                sv, coef, icpt = _fit_binary(Kp[np.ix_(train, train)], ytr, C, self.tol)
                 dec[test] = Kp[np.ix_(test, train[sv])] @ coef + icpt
         return dec
 
@@ -534,6 +535,55 @@ def _binary_parts(svc: SVC) -> tuple[np.ndarray, np.ndarray, float]:
     # scikit-learn stores a binary SVC so that decision_function = K_sv @ dual_coef_[0] + intercept_
     # and positive means classes_[1] (= +1 here, classes_ being [-1, 1]).
     return svc.support_, svc.dual_coef_[0].copy(), float(svc.intercept_[0])
+
+
+#: class_weight that SVC(class_weight=None) hands to libsvm for two classes.
+_UNIT_WEIGHTS = np.ones(2)
+_NO_SAMPLE_WEIGHT = np.empty(0)
+
+
+def _fit_binary(K: np.ndarray, yb: np.ndarray, C: float, tol: float) -> tuple[np.ndarray, np.ndarray, float]:
+    """Train ``SVC(kernel="precomputed", C=C, tol=tol)`` on ``K`` (n, n) and ``yb`` ∈ {−1, +1}.
+
+    Returns :func:`_binary_parts` of the fitted machine. The pairwise classifier trains
+    (n_folds + 1)·C(C−1)/2 such machines per fit, on a few hundred points each: ``SVC.fit`` spends
+    ~10× longer validating its input and labels than libsvm spends solving (FSPP refits the
+    classifier at every elimination step). So libsvm is called directly, with exactly the arguments
+    ``SVC.fit`` passes (labels encoded 0/1 for ``classes_ = [-1, 1]``, unit class weights, 200 MB
+    cache, shrinking, no probability; the seed only matters for libsvm's probability CV, which is
+    off), and the sign flip SVC applies to two-class models. The result is bitwise the same as
+    through ``SVC`` (``tests/test_svm_coupling.py`` checks it); ``SVC`` is the fallback if the private
+    binding is missing or refuses the call.
+    """
+    if _libsvm is not None:
+        try:
+            _libsvm.set_verbosity_wrap(0)  # a process-wide switch; SVC.fit sets it on every call too
+            support, _, _, dual, intercept, _, _, status, _ = _libsvm.fit(
+                np.ascontiguousarray(K, dtype=np.float64),
+                (np.asarray(yb) > 0).astype(np.float64),
+                svm_type=0,
+                kernel="precomputed",
+                degree=3,
+                gamma=0.0,
+                coef0=0.0,
+                tol=tol,
+                C=C,
+                nu=0.0,
+                epsilon=0.0,
+                class_weight=_UNIT_WEIGHTS,
+                sample_weight=_NO_SAMPLE_WEIGHT,
+                shrinking=1,
+                probability=0,
+                cache_size=200.0,
+                max_iter=-1,
+                random_seed=0,
+            )
+        except (TypeError, ValueError):  # pragma: no cover - another binding signature
+            pass
+        else:
+            if status == 0 and np.isfinite(dual).all() and np.isfinite(intercept).all():
+                return np.asarray(support, dtype=np.int32), -np.asarray(dual)[0], -float(intercept[0])
+    return _binary_parts(SVC(kernel="precomputed", C=C, tol=tol).fit(K, yb))
 
 
 class PairwiseKernelSVC(ClassifierMixin, BaseEstimator):
