@@ -341,7 +341,6 @@ class PairwiseCouplingSVC(ClassifierMixin, BaseEstimator):
         if not (isinstance(self.n_folds, Integral) and self.n_folds >= 2):
             raise ValueError(f"n_folds must be an integer >= 2, got {self.n_folds!r}")
 
-
     def fit(self, K, y, origin_sq_dist=None):
         """Train the C(C−1)/2 pairwise SVMs and their Platt sigmoids.
 
