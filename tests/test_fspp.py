@@ -3,7 +3,13 @@
 import numpy as np
 import pytest
 
-from fsbench.algorithms.kernels import Kernel, feature_statistic, permuted_column_grams
+from fsbench.algorithms.kernels import (
+    ColumnReplacement,
+    Kernel,
+    feature_statistic,
+    gram_from_statistic,
+    permuted_column_grams,
+)
 from fsbench.algorithms.sensitivity import FSPP
 from fsbench.algorithms.svm import PairwiseKernelSVC
 
@@ -97,16 +103,33 @@ def test_invalid_parameters(params):
         FSPP(**params).fit(X, y)
 
 
-@pytest.mark.parametrize("kern", [Kernel("rbf", gamma=0.3), Kernel("poly", degree=2, offset=0.5)], ids=str)
-def test_permuted_column_rows_in_blocks_equal_the_whole_matrix(kern):
-    # FSPP builds the permuted kernel block by block (cache blocking); any blocking gives the same rows
-    from fsbench.algorithms.kernels import permuted_column
-
+@pytest.mark.parametrize(
+    "kern", [Kernel("linear"), Kernel("rbf", gamma=0.3), Kernel("poly", degree=2, offset=0.5)], ids=str
+)
+@pytest.mark.parametrize("with_gram", [False, True])
+def test_column_replacement_rows_equal_the_explicit_kernel(kern, with_gram):
+    # any (row, value) pairs, rows repeated (FSPP evaluates each distinct pair once, in blocks)
     rng = np.random.default_rng(1)
     X, Z = rng.normal(size=(11, 4)), rng.normal(size=(6, 4))
-    p = rng.permutation(11)
+    X[:, 1] = np.round(X[:, 1])
     S = feature_statistic(kern, X, Z)
-    whole = permuted_column_grams(kern, S, X[:, 1], Z[:, 1], [p])
-    rows = permuted_column(kern, S, X[:, 1], Z[:, 1])
-    blocks = np.concatenate([rows(p[a : a + 4], slice(a, min(a + 4, 11))) for a in range(0, 11, 4)])
-    np.testing.assert_allclose(blocks, whole, rtol=1e-12)
+    values, code = np.unique(X[:, 1], return_inverse=True)
+    columns = ColumnReplacement(kern, S, gram_from_statistic(kern, S) if with_gram else None)
+    rows = columns.rows(Z[:, 1], values, code)
+    i = np.sort(rng.integers(0, 11, 25))
+    v = rng.integers(0, values.size, 25)
+    Xp = X[i].copy()
+    Xp[:, 1] = values[v]
+    want = kern.gram(Xp, Z)
+    np.testing.assert_allclose(rows(i, v), want, rtol=1e-12)
+    blocks = np.concatenate([rows(i[a : a + 7], v[a : a + 7]) for a in range(0, 25, 7)])
+    np.testing.assert_array_equal(blocks, rows(i, v))  # the blocking changes nothing
+
+
+def test_column_replacement_gram_shortcut_only_within_range():
+    # A = K·exp(γ(x−z)²) needs exp(γ·S) finite and K not underflowing: off for far-apart points
+    kern = Kernel("rbf", gamma=1.0)
+    X = np.array([[0.0, 0.0], [30.0, 0.0]])
+    S = feature_statistic(kern, X)
+    assert ColumnReplacement(kern, S, gram_from_statistic(kern, S)).gram is None
+    assert ColumnReplacement(kern, S / 900.0, gram_from_statistic(kern, S / 900.0)).gram is not None

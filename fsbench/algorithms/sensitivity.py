@@ -50,7 +50,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from fsbench.algorithms.base import BaseSelector, ranking_from_order
-from fsbench.algorithms.kernels import feature_statistic, gram_from_statistic, permuted_column
+from fsbench.algorithms.kernels import ColumnReplacement, feature_statistic, gram_from_statistic
 from fsbench.algorithms.rfe import check_step, n_to_remove
 from fsbench.algorithms.svm import PairwiseKernelSVC
 
@@ -146,29 +146,12 @@ class FSPP(BaseSelector):
         rng = check_random_state(rng)
         clf = self._classifier(int(rng.randint(np.iinfo(np.int32).max))).fit(X, y)
         kern, svc, Z = clf.kernel_, clf.svc_, clf.support_vectors_
-        n = X.shape[0]
         S = feature_statistic(kern, X, Z)
-        P = svc.proba_from_decision(svc.pairwise_decision(gram_from_statistic(kern, S), support_only=True))
-        perms = [rng.permutation(n) for _ in range(self.n_permutations)]
-        R = len(perms)
-        scores = np.empty(X.shape[1])
-        P_rep = np.tile(P, (R, 1))
-        # Kernel rows are built and consumed block by block (about 1 MB each) so the gathered
-        # block is still in cache for the decision product: the full R·N × n_SV stack would be
-        # written and read back from memory, which dominated the run time.
-        chunk = int(min(n, max(32, _BLOCK_BYTES // (8 * max(Z.shape[0], 1)))))
-        buf = np.empty((chunk, Z.shape[0]))
-        dec = np.empty((R * n, svc.intercept_.size))
-        for j in range(X.shape[1]):
-            rows = permuted_column(kern, S, X[:, j], Z[:, j])
-            for r, p in enumerate(perms):
-                for a in range(0, n, chunk):
-                    b = min(a + chunk, n)
-                    blk = rows(p[a:b], slice(a, b), out=buf[: b - a])
-                    dec[r * n + a : r * n + b] = svc._decision(blk)
-            Pp = svc.proba_from_decision(dec)
-            scores[j] = np.abs(Pp - P_rep).sum() / (n * R)
-        return scores
+        K = gram_from_statistic(kern, S)
+        P = svc.proba_from_decision(svc.pairwise_decision(K, support_only=True))
+        perms = np.stack([rng.permutation(X.shape[0]) for _ in range(self.n_permutations)])
+        columns = ColumnReplacement(kern, S, K)
+        return np.array([_sensitivity(columns, svc, P, X[:, j], Z[:, j], perms) for j in range(X.shape[1])])
 
     def _fit(self, X: np.ndarray, y: np.ndarray) -> None:
         self._check_params()
@@ -191,3 +174,37 @@ class FSPP(BaseSelector):
         self.ranking_ = ranking_from_order(np.concatenate(worst_first)[::-1])
         self.scores_ = first_scores if first_scores is not None else np.zeros(X.shape[1])
         self.n_iter_ = n_iter
+
+
+def _sensitivity(
+    columns: ColumnReplacement, svc, P: np.ndarray, x: np.ndarray, z: np.ndarray, perms: np.ndarray
+) -> float:
+    r"""Mean absolute posterior change when the column ``x`` is permuted by each row of ``perms``.
+
+    Only what changes is evaluated. Row i of the r-th permuted set differs from row i of X only if
+    its new value :math:`u = x_{\pi_r(i)}` differs from :math:`x_i` (image pixels and other
+    discretised features keep their value in most rows), and the posteriors of that row depend on
+    (i, u) alone, so every distinct pair (i, u) with :math:`u \ne x_i` is evaluated once and counted
+    as often as it occurs among the R·N permuted rows; the others add exactly 0.
+    """
+    n, R = x.size, perms.shape[0]
+    values, code = np.unique(x, return_inverse=True)
+    src = code[perms]
+    moved = src != code
+    # (row, value) pairs as one integer key: unique gives them sorted by row, with their counts
+    keys, counts = np.unique((np.arange(n) * values.size + src)[moved], return_counts=True)
+    if keys.size == 0:
+        return 0.0
+    rows, vals = np.divmod(keys, values.size)
+    kernel_rows = columns.rows(z, values, code)
+    dec = np.empty((keys.size, svc.intercept_.size))
+    # Kernel rows are built and consumed block by block (about 1 MB each) so the block is still in
+    # cache for the decision product.
+    m = columns.S.shape[1]
+    chunk = int(max(32, _BLOCK_BYTES // (8 * max(m, 1))))
+    buf = np.empty((min(chunk, keys.size), m))
+    for a in range(0, keys.size, chunk):
+        b = min(a + chunk, keys.size)
+        dec[a:b] = svc._decision(kernel_rows(rows[a:b], vals[a:b], out=buf[: b - a]))
+    change = np.abs(svc.proba_from_decision(dec) - P[rows]).sum(axis=1)
+    return float(counts @ change) / (n * R)

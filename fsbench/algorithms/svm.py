@@ -27,8 +27,8 @@ with Wu–Lin–Weng, not Hastie–Tibshirani), so fsbench owns the whole chain 
    * ``"wu_lin_weng"`` (Wu, Lin & Weng 2004, method 2 — LIBSVM's ``multiclass_probability``):
      :math:`\min_p \tfrac12 p^\top Q p` s.t. :math:`\sum p = 1`,
      :math:`Q_{tt}=\sum_{j\ne t} r_{jt}^2`, :math:`Q_{tj} = -r_{jt}r_{tj}`; solved *exactly* from its
-     (C+1)×(C+1) KKT linear system (:func:`couple_wu_lin_weng`) instead of LIBSVM's iterative
-     approximation (tolerance 0.005/C).
+     KKT conditions, :math:`p \propto Q^{-1}\mathbf 1` (:func:`couple_wu_lin_weng`), instead of LIBSVM's
+     iterative approximation (tolerance 0.005/C).
 
 4. ``predict`` = :math:`\arg\max_c p(c\mid x)` (first class on ties); ``decision_function``
    returns :math:`\log p(c\mid x)` (two classes: the log-odds), so that it agrees with ``predict``
@@ -153,7 +153,8 @@ def platt_proba(dec: np.ndarray, A: float | np.ndarray, B: float | np.ndarray) -
     """:math:`1/(1+\\exp(A f + B))`, computed without overflow (broadcasts A, B over columns)."""
     f = np.asarray(dec, dtype=float) * A + B
     e = np.exp(-np.abs(f))
-    return np.where(f >= 0, e / (1.0 + e), 1.0 / (1.0 + e))
+    # e/(1+e) where f >= 0, 1/(1+e) elsewhere: one division of the selected numerator
+    return np.where(f >= 0, e, 1.0) / (1.0 + e)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -228,8 +229,9 @@ def couple_wu_lin_weng(r: np.ndarray) -> np.ndarray:
     :math:`\min_p \tfrac12 p^\top Q p` s.t. :math:`\mathbf 1^\top p = 1`, with
     :math:`Q_{tt} = \sum_{j\ne t} r_{jt}^2` and :math:`Q_{tj} = -r_{jt} r_{tj}`. The minimiser solves
     :math:`\begin{pmatrix}Q & \mathbf 1\\ \mathbf 1^\top & 0\end{pmatrix}\binom{p}{b} = \binom{0}{1}`
-    (one batched (C+1)×(C+1) solve); WLW show it is non-negative for :math:`r_{ij}\in(0,1)`
-    (round-off negatives are clipped and the rows renormalised). LIBSVM iterates a coordinate
+    i.e. :math:`p = Q^{-1}\mathbf 1/\mathbf 1^\top Q^{-1}\mathbf 1` (see :func:`_couple_wlw` for the
+    solve); WLW show it is non-negative for :math:`r_{ij}\in(0,1)` (round-off negatives are clipped
+    and the rows renormalised). LIBSVM iterates a coordinate
     method to tolerance 0.005/C instead, so its values differ in the ~3rd decimal.
 
     Parameters
@@ -243,18 +245,56 @@ def couple_wu_lin_weng(r: np.ndarray) -> np.ndarray:
 
 
 def _couple_wlw(rp: np.ndarray, pairs: np.ndarray, k: int) -> np.ndarray:
-    """WLW coupling from the pairwise probabilities ``rp`` (n, P) = :math:`r_{ij}` of ``pairs`` (P, 2).
+    r"""WLW coupling from the pairwise probabilities ``rp`` (n, P) = :math:`r_{ij}` of ``pairs`` (P, 2).
 
     Q is assembled from the P pair terms directly — pair (i, j) adds :math:`r_{ji}^2 = (1-r_{ij})^2`
     to :math:`Q_{ii}`, :math:`r_{ij}^2` to :math:`Q_{jj}` and :math:`-r_{ij}r_{ji}` to both
     off-diagonal entries — without the (n, C, C) matrix of all :math:`r`.
+
+    The KKT system gives :math:`p = Q^{-1}\mathbf 1 / \mathbf 1^\top Q^{-1}\mathbf 1`. Q is symmetric
+    positive semi-definite (:math:`p^\top Q p = \sum_{i<j}(r_{ji}p_i - r_{ij}p_j)^2`), so
+    :math:`Q x = \mathbf 1` is solved by Gaussian elimination without pivoting (Cholesky's
+    arithmetic, backward stable on such matrices), written with the samples as the last, contiguous
+    axis: each elimination step is a few array operations over all n systems at once, where a
+    batched LAPACK solve pays a call and two copies per sample (FSPP couples millions of rows). Where
+    Q is singular to working precision — two classes always (rank one), or exactly consistent
+    :math:`r` — the normalised :math:`Q^{-1}\mathbf 1` is still the minimiser's direction; a row
+    whose elimination breaks down (a zero pivot) is solved from the (C+1)×(C+1) KKT system instead.
     """
+    n, n_pairs = rp.shape
+    i, j = pairs[:, 0], pairs[:, 1]
+    first = np.zeros((n_pairs, k))
+    first[np.arange(n_pairs), i] = 1.0
+    second = np.zeros_like(first)
+    second[np.arange(n_pairs), j] = 1.0
+    r = np.ascontiguousarray(rp.T)
+    Q = np.empty((k, k, n))
+    off = -r * (1.0 - r)
+    Q[i, j] = off
+    Q[j, i] = off
+    Q[np.arange(k), np.arange(k)] = first.T @ np.square(1.0 - r) + second.T @ np.square(r)
+    x = np.ones((k, n))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for s in range(k - 1):
+            lead = Q[s + 1 :, s] / Q[s, s]
+            Q[s + 1 :, s + 1 :] -= lead[:, None, :] * Q[s, None, s + 1 :]
+            x[s + 1 :] -= lead * x[s]
+        for s in range(k - 1, -1, -1):
+            if s < k - 1:
+                x[s] -= np.einsum("tn,tn->n", Q[s, s + 1 :], x[s + 1 :])
+            x[s] /= Q[s, s]
+        p = x.T / x.sum(axis=0)[:, None]
+    bad = ~np.isfinite(p).all(axis=1)
+    if bad.any():
+        p[bad] = _wlw_kkt(rp[bad], pairs, k, first, second)
+    p = np.maximum(p, 0.0)
+    return p / p.sum(axis=1, keepdims=True)
+
+
+def _wlw_kkt(rp: np.ndarray, pairs: np.ndarray, k: int, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """WLW probabilities from the (C+1)×(C+1) KKT system, one LAPACK solve per row."""
     n = rp.shape[0]
     i, j = pairs[:, 0], pairs[:, 1]
-    first = np.zeros((pairs.shape[0], k))
-    first[np.arange(pairs.shape[0]), i] = 1.0
-    second = np.zeros_like(first)
-    second[np.arange(pairs.shape[0]), j] = 1.0
     M = np.zeros((n, k + 1, k + 1))
     off = -rp * (1.0 - rp)
     M[:, i, j] = off
@@ -264,9 +304,7 @@ def _couple_wlw(rp: np.ndarray, pairs: np.ndarray, k: int) -> np.ndarray:
     M[:, k, :k] = 1.0
     rhs = np.zeros((n, k + 1, 1))
     rhs[:, k, 0] = 1.0
-    p = np.linalg.solve(M, rhs)[:, :k, 0]
-    p = np.maximum(p, 0.0)
-    return p / p.sum(axis=1, keepdims=True)
+    return np.linalg.solve(M, rhs)[:, :k, 0]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -460,19 +498,27 @@ class PairwiseCouplingSVC(ClassifierMixin, BaseEstimator):
         With C > 2 classes the dense product ``Ks @ dual_coef_`` is mostly zeros: pair (i, j)
         only has support vectors of classes i and j. Summed per class block instead, each
         block times the C−1 pairs of its class, the work drops by a factor C(C−1)/2 / (C−1) = C/2.
+        Each block's product is written to its own columns of one array, and pair (i, j) then adds
+        its two columns (block i, then block j) to its intercept: the same additions in the same
+        order as accumulating into the pair columns, without C scattered read-modify-writes.
         """
         blocks = getattr(self, "_class_blocks", None)
         if blocks is None or self.classes_.size <= 2:
             return Ks @ self.dual_coef_ + self.intercept_
-        out = np.empty((Ks.shape[0], self.intercept_.size))
-        out[:] = self.intercept_
-        for start, stop, cols, coef in blocks:
-            out[:, cols] += Ks[:, start:stop] @ coef
+        layout, first, second, width = blocks
+        Y = np.empty((Ks.shape[0], width + 1))
+        Y[:, width] = 0.0  # the column of a class without support vectors
+        for start, stop, a, b, coef in layout:
+            np.matmul(Ks[:, start:stop], coef, out=Y[:, a:b])
+        out = np.take(Y, first, axis=1)
+        out += self.intercept_
+        out += np.take(Y, second, axis=1)
         return out
 
     def _pair_proba(self, dec: np.ndarray) -> np.ndarray:
         """Platt probabilities (n, P) of the pairs' first classes, clipped as LIBSVM does."""
-        return np.clip(platt_proba(dec, self.probA_, self.probB_), _MIN_PROB, 1.0 - _MIN_PROB)
+        p = platt_proba(dec, self.probA_, self.probB_)
+        return np.clip(p, _MIN_PROB, 1.0 - _MIN_PROB, out=p)
 
     def pairwise_proba(self, dec: np.ndarray) -> np.ndarray:
         """Pairwise probabilities (n, C, C), ``r[:, i, j]`` = P(i | i or j), from pairwise decisions."""
@@ -514,14 +560,32 @@ class PairwiseCouplingSVC(ClassifierMixin, BaseEstimator):
         return self.classes_[np.argmax(P, axis=1)]
 
 
-def _class_blocks(sv_class: np.ndarray, pairs: np.ndarray, dual: np.ndarray) -> list[tuple]:
-    """(start, stop, pair columns, dual block) per class, for support vectors sorted by class."""
-    blocks = []
+def _class_blocks(sv_class: np.ndarray, pairs: np.ndarray, dual: np.ndarray) -> tuple:
+    """Class-block layout of the decision product, for support vectors sorted by class.
+
+    Returns ``(layout, first, second, width)``: ``layout`` lists (start, stop, a, b, dual block) per class
+    with support vectors — rows start:stop of the support vectors, their products with the class's
+    pairs go to columns a:b of a work array; ``first[p]`` / ``second[p]`` are the work columns that
+    pair p = (i, j) adds for class i and class j (column ``width``, kept 0, for a class without
+    support vectors).
+    """
+    layout, first, second = [], {}, {}
+    width = 0
     for c in np.unique(sv_class):
         start, stop = np.searchsorted(sv_class, [c, c + 1])
         cols = np.flatnonzero((pairs[:, 0] == c) | (pairs[:, 1] == c))
-        blocks.append((int(start), int(stop), cols, np.ascontiguousarray(dual[start:stop][:, cols])))
-    return blocks
+        block = np.ascontiguousarray(dual[start:stop][:, cols])
+        layout.append((int(start), int(stop), width, width + cols.size, block))
+        for t, q in enumerate(cols):
+            (first if pairs[q, 0] == c else second)[int(q)] = width + t
+        width += cols.size
+    n_pairs = pairs.shape[0]
+    return (
+        layout,
+        np.array([first.get(q, width) for q in range(n_pairs)], dtype=np.intp),
+        np.array([second.get(q, width) for q in range(n_pairs)], dtype=np.intp),
+        width,
+    )
 
 
 def _log_posterior_scores(P: np.ndarray) -> np.ndarray:
