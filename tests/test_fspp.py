@@ -133,3 +133,24 @@ def test_column_replacement_gram_shortcut_only_within_range():
     S = feature_statistic(kern, X)
     assert ColumnReplacement(kern, S, gram_from_statistic(kern, S)).gram is None
     assert ColumnReplacement(kern, S / 900.0, gram_from_statistic(kern, S / 900.0)).gram is not None
+
+
+@pytest.mark.parametrize("keep", [1, 3])
+def test_early_stopped_scores_keep_the_lowest_exactly(keep, monkeypatch):
+    # _scores(keep=m) abandons a column once its partial sum exceeds the m-th lowest complete score;
+    # the m lowest must be bitwise the complete ones, the abandoned ones provably above them
+    from fsbench.algorithms import sensitivity
+
+    monkeypatch.setattr(sensitivity, "_BLOCK_BYTES", 1)  # blocks of 32 rows: several partial sums
+    X, y = _problem(5, n=90, d=8)
+    sel = FSPP(n_permutations=3)
+    full = sel.sensitivities(X, y, np.random.RandomState(2))
+    order = np.random.default_rng(keep).permutation(8)
+    scores, bounds = sel._scores(X, y, np.random.RandomState(2), keep=keep, order=order)
+    lowest = np.argsort(full, kind="stable")[:keep]
+    np.testing.assert_array_equal(scores[lowest], full[lowest])
+    done = np.isfinite(scores)
+    np.testing.assert_array_equal(scores[done], full[done])
+    assert np.all(bounds[~done] > np.sort(full)[keep - 1])
+    assert np.all(bounds[~done] <= full[~done])
+    assert np.any(bounds[~done] < full[~done])  # some sums did stop early

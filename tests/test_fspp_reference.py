@@ -51,8 +51,13 @@ CASES = [
 ]
 
 
+@pytest.mark.parametrize("blocks", ["default", "32 rows"])
 @pytest.mark.parametrize("case", CASES, ids=[f"seed{c[0]}" for c in CASES])
-def test_fast_fspp_ranks_exactly_as_the_reference(case):
+def test_fast_fspp_ranks_exactly_as_the_reference(case, blocks, monkeypatch):
+    if blocks == "32 rows":  # many blocks per column: the early stops of later iterations happen
+        from fsbench.algorithms import sensitivity
+
+        monkeypatch.setattr(sensitivity, "_BLOCK_BYTES", 1)
     seed, n, d, k, params = case
     X, y = _data(seed, n, d, k)
     params = {"random_state": seed, **params}

@@ -429,11 +429,11 @@ class ColumnReplacement:
     .. math:: k(x'_i, z_j) = A_{ij}\, e^{-\gamma (u - z_j)^2}, \qquad
        A_{ij} = e^{-\gamma (S_{ij} - (x_i - z_j)^2)} = K_{ij}\, e^{\gamma (x_i - z_j)^2},
 
-    so a row costs one gather and one product once :math:`A_{i\cdot}`, shared by every replacement
-    value of row i, is known. Given the Gram matrix :math:`K = k(X, Z)`, A is K times a per-value
-    table (two gathers and a product, no exponential); that needs :math:`e^{\gamma S}` to stay far
-    from overflow and K from underflow, so it is used while :math:`\gamma\max S \le 600` and
-    :math:`A = e^{-\gamma\max(S - (x_i - z)^2, 0)}` is computed otherwise (and without ``gram``).
+    with the second factor a per-value table. Given the Gram matrix :math:`K = k(X, Z)`, A is K
+    times a per-value table too, so a row costs three gathers and two products and no exponential.
+    That needs :math:`e^{\gamma S}` far from overflow and K far from underflow: it is used while
+    :math:`\gamma\max S \le 600`; otherwise (or without ``gram``)
+    :math:`A = e^{-\gamma\max(S - (x_i - z)^2, 0)}` is computed.
 
     Parameters
     ----------
@@ -453,8 +453,8 @@ class ColumnReplacement:
         """Row builder for one column: ``x = values[code]`` (N,) of X, ``z`` (M,) of Z.
 
         Returns a callable ``rows(i, v, out=None)`` → (len(i), M): kernel row ``i[k]`` of
-        :math:`X'` with the column value ``values[v[k]]``; ``i`` ascending (repeats allowed).
-        Callers evaluate a few hundred rows per call, so that each block stays in cache until it is
+        :math:`X'` with the column value ``values[v[k]]``, for any rows in any order. Callers
+        evaluate a few hundred rows per call, so that each block stays in cache until it is
         consumed.
         """
         kernel, S, gram = self.kernel, self.S, self.gram
@@ -474,20 +474,15 @@ class ColumnReplacement:
         Einv = None if gram is None else np.exp(-g * Tv)
 
         def rows(i: np.ndarray, v: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-            head = np.empty(i.size, dtype=bool)
-            head[:1] = True
-            np.not_equal(i[1:], i[:-1], out=head[1:])
-            iu = i[head]
             if Einv is not None:
-                A = np.take(gram, iu, axis=0)
-                A *= np.take(Einv, code[iu], axis=0)
+                blk = np.take(gram, i, axis=0, out=out)
+                blk *= np.take(Einv, code[i], axis=0)
             else:
-                A = np.subtract(S[iu], Tv[code[iu]])
-                np.maximum(A, 0.0, out=A)
-                A *= g
-                np.exp(A, out=A)
-            blk = np.take(E, v, axis=0, out=out)
-            blk *= np.take(A, np.cumsum(head) - 1, axis=0)
+                blk = np.subtract(S[i], Tv[code[i]], out=out)
+                np.maximum(blk, 0.0, out=blk)
+                blk *= g
+                np.exp(blk, out=blk)
+            blk *= np.take(E, v, axis=0)
             return blk
 
         return rows

@@ -261,45 +261,46 @@ def _couple_wlw(rp: np.ndarray, pairs: np.ndarray, k: int) -> np.ndarray:
     :math:`r` — the normalised :math:`Q^{-1}\mathbf 1` is still the minimiser's direction; a row
     whose elimination breaks down (a zero pivot) is solved from the (C+1)×(C+1) KKT system instead.
     """
-    n, n_pairs = rp.shape
+    n = rp.shape[0]
     i, j = pairs[:, 0], pairs[:, 1]
-    first = np.zeros((n_pairs, k))
-    first[np.arange(n_pairs), i] = 1.0
-    second = np.zeros_like(first)
-    second[np.arange(n_pairs), j] = 1.0
+    eye = np.eye(k)
     r = np.ascontiguousarray(rp.T)
-    Q = np.empty((k, k, n))
-    off = -r * (1.0 - r)
+    # Q with the right-hand side 1 as an extra column, samples last
+    Q = np.empty((k, k + 1, n))
+    off = r * (r - 1.0)
     Q[i, j] = off
     Q[j, i] = off
-    Q[np.arange(k), np.arange(k)] = first.T @ np.square(1.0 - r) + second.T @ np.square(r)
-    x = np.ones((k, n))
+    q = 1.0 - r
+    diag = np.arange(k)
+    Q[diag, diag] = eye[i].T @ (q * q) + eye[j].T @ (r * r)
+    Q[:, k] = 1.0
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         for s in range(k - 1):
             lead = Q[s + 1 :, s] / Q[s, s]
             Q[s + 1 :, s + 1 :] -= lead[:, None, :] * Q[s, None, s + 1 :]
-            x[s + 1 :] -= lead * x[s]
-        for s in range(k - 1, -1, -1):
-            if s < k - 1:
-                x[s] -= np.einsum("tn,tn->n", Q[s, s + 1 :], x[s + 1 :])
+        x = Q[:, k]
+        x[k - 1] /= Q[k - 1, k - 1]
+        for s in range(k - 2, -1, -1):
+            x[s] -= np.einsum("tn,tn->n", Q[s, s + 1 : k], x[s + 1 :])
             x[s] /= Q[s, s]
         p = x.T / x.sum(axis=0)[:, None]
     bad = ~np.isfinite(p).all(axis=1)
     if bad.any():
-        p[bad] = _wlw_kkt(rp[bad], pairs, k, first, second)
+        p[bad] = _wlw_kkt(rp[bad], pairs, k)
     p = np.maximum(p, 0.0)
     return p / p.sum(axis=1, keepdims=True)
 
 
-def _wlw_kkt(rp: np.ndarray, pairs: np.ndarray, k: int, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+def _wlw_kkt(rp: np.ndarray, pairs: np.ndarray, k: int) -> np.ndarray:
     """WLW probabilities from the (C+1)×(C+1) KKT system, one LAPACK solve per row."""
     n = rp.shape[0]
     i, j = pairs[:, 0], pairs[:, 1]
+    eye = np.eye(k)
     M = np.zeros((n, k + 1, k + 1))
     off = -rp * (1.0 - rp)
     M[:, i, j] = off
     M[:, j, i] = off
-    M[:, np.arange(k), np.arange(k)] = np.square(1.0 - rp) @ first + np.square(rp) @ second
+    M[:, np.arange(k), np.arange(k)] = np.square(1.0 - rp) @ eye[i] + np.square(rp) @ eye[j]
     M[:, :k, k] = 1.0
     M[:, k, :k] = 1.0
     rhs = np.zeros((n, k + 1, 1))
