@@ -146,11 +146,36 @@ def test_early_stopped_scores_keep_the_lowest_exactly(keep, monkeypatch):
     sel = FSPP(n_permutations=3)
     full = sel.sensitivities(X, y, np.random.RandomState(2))
     order = np.random.default_rng(keep).permutation(8)
-    scores, bounds = sel._scores(X, y, np.random.RandomState(2), keep=keep, order=order)
+    scores, guesses = sel._scores(X, y, np.random.RandomState(2), keep=keep, order=order)
     lowest = np.argsort(full, kind="stable")[:keep]
     np.testing.assert_array_equal(scores[lowest], full[lowest])
     done = np.isfinite(scores)
     np.testing.assert_array_equal(scores[done], full[done])
-    assert np.all(bounds[~done] > np.sort(full)[keep - 1])
-    assert np.all(bounds[~done] <= full[~done])
-    assert np.any(bounds[~done] < full[~done])  # some sums did stop early
+    assert not done.all()
+
+
+def test_partial_sum_stops_just_above_the_limit(monkeypatch):
+    # _sensitivity adds non-negative block sums in a fixed order and stops once above `limit`:
+    # the partial score is > limit and <= the complete one (bitwise the same complete score)
+    from sklearn.utils import check_random_state
+
+    from fsbench.algorithms import sensitivity
+    from fsbench.algorithms.kernels import ColumnReplacement, feature_statistic, gram_from_statistic
+
+    monkeypatch.setattr(sensitivity, "_BLOCK_BYTES", 1)  # blocks of 32 rows
+    X, y = _problem(6, n=120, d=4)
+    clf = FSPP()._classifier(0).fit(X, y)
+    kern, svc, Z = clf.kernel_, clf.svc_, clf.support_vectors_
+    S = feature_statistic(kern, X, Z)
+    K = gram_from_statistic(kern, S)
+    P = svc.proba_from_decision(svc.pairwise_decision(K, support_only=True))
+    perms = np.stack([check_random_state(1).permutation(120) for _ in range(3)])
+    args = (ColumnReplacement(kern, S, K), svc, P, 1 - P.max(axis=1), X[:, 0], Z[:, 0], perms)
+    full, complete, guess = sensitivity._sensitivity(*args)
+    assert complete and guess == full > 0
+    for frac in (0.1, 0.5, 0.9):
+        part, complete, _ = sensitivity._sensitivity(*args, limit=frac * full)
+        assert not complete and frac * full < part <= full
+    part, complete, _ = sensitivity._sensitivity(*args, limit=0.1 * full)
+    assert part < full  # stopped before the last block
+    assert sensitivity._sensitivity(*args, limit=full) == (full, True, full)

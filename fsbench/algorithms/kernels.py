@@ -470,8 +470,11 @@ class ColumnReplacement:
             return rows
 
         g = -kernel._gamma()
-        E = np.exp(g * Tv)
-        Einv = None if gram is None else np.exp(-g * Tv)
+        if gram is not None:
+            E = np.exp(np.multiply(Tv, g, out=Tv), out=Tv)
+            Einv = 1.0 / E  # e^{γ(x−z)²}: finite, as γ·max S ≤ 600
+        else:
+            E, Einv = np.exp(g * Tv), None
 
         def rows(i: np.ndarray, v: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
             if Einv is not None:

@@ -158,8 +158,9 @@ class FSPP(BaseSelector):
         partial sum exceeds the m-th lowest complete score so far: every term is non-negative and
         floating-point addition of a non-negative number never decreases a sum, so its complete
         score would exceed it too, and it cannot be among the m lowest. Abandoned columns get
-        ``inf`` (their partial score, a lower bound, is the second array); the m lowest scores, and
-        so which columns they are and their order, are exactly those of the complete computation.
+        ``inf``; the m lowest scores, and so which columns they are and their order, are exactly
+        those of the complete computation. The second array holds the scores, or for abandoned
+        columns an extrapolated guess (for the order of the next iteration).
         """
         rng = check_random_state(rng)
         clf = self._classifier(int(rng.randint(np.iinfo(np.int32).max))).fit(X, y)
@@ -172,19 +173,18 @@ class FSPP(BaseSelector):
         # How much a row's posteriors can move: nothing for a point classified with certainty.
         doubt = 1.0 - P.max(axis=1)
         scores = np.full(X.shape[1], np.inf)
-        bounds = np.zeros(X.shape[1])
+        guesses = np.zeros(X.shape[1])
         lowest: list[float] = []  # max-heap (negated) of the `keep` lowest complete scores
         for j in range(X.shape[1]) if order is None else order:
             limit = -lowest[0] if keep is not None and len(lowest) >= keep else np.inf
-            value, complete = _sensitivity(columns, svc, P, doubt, X[:, j], Z[:, j], perms, limit)
-            bounds[j] = value
+            value, complete, guesses[j] = _sensitivity(columns, svc, P, doubt, X[:, j], Z[:, j], perms, limit)
             if complete:
                 scores[j] = value
                 if keep is not None:
                     heapq.heappush(lowest, -value)
                     if len(lowest) > keep:
                         heapq.heappop(lowest)
-        return scores, bounds
+        return scores, guesses
 
     def _fit(self, X: np.ndarray, y: np.ndarray) -> None:
         self._check_params()
@@ -192,7 +192,7 @@ class FSPP(BaseSelector):
         remaining = np.arange(X.shape[1])
         worst_first: list[np.ndarray] = []
         first_scores = None
-        # last score (or lower bound) of every feature: the likely-lowest are scored first, so the
+        # last score (or its guess) of every feature: the likely-lowest are scored first, so the
         # bound that lets the others stop early is tight from the start
         last = np.zeros(X.shape[1])
         n_iter = 0
@@ -201,8 +201,8 @@ class FSPP(BaseSelector):
             # the first iteration scores every feature (scores_); later ones only need the m lowest
             keep = None if first_scores is None else m
             order = np.argsort(last[remaining], kind="stable")
-            scores, bounds = self._scores(X[:, remaining], y, rng, keep=keep, order=order)
-            last[remaining] = bounds
+            scores, guesses = self._scores(X[:, remaining], y, rng, keep=keep, order=order)
+            last[remaining] = guesses
             if first_scores is None:
                 first_scores = scores
             order = np.lexsort((-np.arange(remaining.size), scores))
@@ -225,7 +225,7 @@ def _sensitivity(
     z: np.ndarray,
     perms: np.ndarray,
     limit: float = np.inf,
-) -> tuple[float, bool]:
+) -> tuple[float, bool, float]:
     r"""Mean absolute posterior change when the column ``x`` is permuted by each row of ``perms``.
 
     Only what changes is evaluated. Row i of the r-th permuted set differs from row i of X only if
@@ -241,28 +241,29 @@ def _sensitivity(
 
     Returns
     -------
-    (score, complete) : the score, or the partial score when it stopped above ``limit``.
+    (score, complete, guess) : the score, or the partial score when it stopped above ``limit``; then
+    ``guess`` extrapolates it to all pairs (otherwise it is the score).
     """
     n, R = x.size, perms.shape[0]
     values, code = np.unique(x, return_inverse=True)
     src = code[perms]
-    moved = src != code
     # (row, value) pairs as one integer key: unique gives them sorted by row, with their counts
-    keys, counts = np.unique((np.arange(n) * values.size + src)[moved], return_counts=True)
+    keys, counts = np.unique((np.arange(n) * values.size + src)[src != code], return_counts=True)
     if keys.size == 0:
-        return 0.0, True
+        return 0.0, True, 0.0
     rows, vals = np.divmod(keys, values.size)
-    first = np.argsort(-(counts * np.abs(values[vals] - x[rows]) * doubt[rows]), kind="stable")
+    expected = counts * np.abs(values[vals] - x[rows]) * doubt[rows]
+    first = np.argsort(-expected, kind="stable")
     rows, vals, counts = rows[first], vals[first], counts[first]
     kernel_rows = columns.rows(z, values, code)
     # Kernel rows are built and consumed block by block (about 1 MB each) so the block is still in
     # cache for the decision product; the posteriors are coupled per group of blocks.
     m = columns.S.shape[1]
     chunk = int(max(32, _BLOCK_BYTES // (8 * max(m, 1))))
-    buf = np.empty((min(chunk, keys.size), m))
+    buf = np.empty((min(chunk, rows.size), m))
     total = 0.0
-    for start in range(0, keys.size, _GROUP * chunk):
-        stop = min(start + _GROUP * chunk, keys.size)
+    for start in range(0, rows.size, _GROUP * chunk):
+        stop = min(start + _GROUP * chunk, rows.size)
         dec = np.empty((stop - start, svc.intercept_.size))
         for a in range(start, stop, chunk):
             b = min(a + chunk, stop)
@@ -270,5 +271,9 @@ def _sensitivity(
         change = np.abs(svc.proba_from_decision(dec) - P[rows[start:stop]]).sum(axis=1)
         total += float(counts[start:stop] @ change)
         if total / (n * R) > limit:
-            return total / (n * R), False
-    return total / (n * R), True
+            # extrapolated by the share of the expected change covered so far: a guess, used
+            # only to decide in which order the next iteration scores the features
+            covered = expected[first[:stop]].sum()
+            guess = total * expected.sum() / covered if covered > 0 else total
+            return total / (n * R), False, guess / (n * R)
+    return total / (n * R), True, total / (n * R)
