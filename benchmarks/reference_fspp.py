@@ -10,13 +10,17 @@ A frozen, trimmed copy of ``fsbench.algorithms.sensitivity.FSPP`` (commit bf2f97
   built by :func:`_permuted_column` (a gather and a product per row) and fed to the class-block
   decision product in cache-sized blocks.
 
-What it imports from fsbench (kernels and their statistics, Joachims' C, the Platt fit and sigmoid,
-the Hastie–Tibshirani fixed point, the elimination schedule, the ranking helpers) was not changed by
-the speed-up. Same parameters, same random draws in the same order as ``FSPP``: classifier seed, Platt
-CV folds, then the R permutations, once per iteration.
+The median rule for the RBF width is computed as it was (through ``np.triu_indices``). What it
+imports from fsbench (kernels and their statistics, Joachims' C, the Platt fit and sigmoid, the
+Hastie–Tibshirani fixed point, the elimination schedule, the ranking helpers) was not changed by the
+speed-up, or only in speed with bitwise the same results. Same parameters, same random draws in
+the same order as ``FSPP``: classifier seed, Platt CV folds, then the R permutations, once per
+iteration.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 from sklearn.svm import SVC
@@ -30,6 +34,8 @@ from fsbench.algorithms.kernels import (
     joachims_C_from_sq_distances,
     make_kernel,
     origin_sq_distances,
+    parse_gamma,
+    sq_distances,
 )
 from fsbench.algorithms.rfe import n_to_remove
 from fsbench.algorithms.svm import _couple_ht, platt_fit, platt_proba
@@ -58,6 +64,19 @@ def _couple_wlw(rp: np.ndarray, pairs: np.ndarray, k: int) -> np.ndarray:
     p = np.linalg.solve(M, rhs)[:, :k, 0]
     p = np.maximum(p, 0.0)
     return p / p.sum(axis=1, keepdims=True)
+
+
+def _resolved(kern, X):
+    """``kern.resolved(X)`` with the median rule as it was computed (through ``np.triu_indices``)."""
+    if kern.name != "rbf" or not isinstance(kern.gamma, str):
+        return kern.resolved(X)
+    base, factor = parse_gamma(kern.gamma)
+    if base != "median" or X.shape[0] < 2:
+        return kern.resolved(X)
+    d2 = sq_distances(X)[np.triu_indices(X.shape[0], k=1)]
+    d2 = d2[d2 > 1e-10 * max(float(np.einsum("ij,ij->i", X, X).max()), 1e-300)]
+    med = float(np.median(d2)) if d2.size else 0.0
+    return replace(kern, gamma=factor * (1.0 / med if med > 0 else 1.0))
 
 
 class ReferencePairwiseSVC:
@@ -98,7 +117,7 @@ class ReferencePairwiseSVC:
 
     def fit(self, X, y):
         """``y``: class indices 0..C-1."""
-        kern = make_kernel(self.kernel[0], **self.kernel[1]).resolved(X)
+        kern = _resolved(make_kernel(self.kernel[0], **self.kernel[1]), X)
         d2 = origin_sq_distances(kern, X) if self.C is None else None
         K = kern.gram(X)
         k = int(y.max()) + 1

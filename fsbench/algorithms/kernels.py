@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from numbers import Real
 
 import numpy as np
@@ -138,7 +139,7 @@ def resolve_gamma(gamma: float | str, X: np.ndarray) -> float:
     if base == "median":
         if n < 2:
             return factor
-        d2 = sq_distances(X)[np.triu_indices(n, k=1)]
+        d2 = sq_distances(X)[_upper_triangle(n)]
         # Pairs of identical rows (frequent in zero-inflated or discretised features) are left out:
         # their GEMM-computed distance is round-off (~1e-16), which would give an absurd γ.
         scale = float(np.einsum("ij,ij->i", X, X).max()) if X.size else 0.0
@@ -149,6 +150,19 @@ def resolve_gamma(gamma: float | str, X: np.ndarray) -> float:
         return factor / (2.0 * max(d, 1))
     var = float(X.var())  # "scale"
     return factor * (1.0 / (d * var) if var > 0 else 1.0)
+
+
+@lru_cache(maxsize=4)
+def _upper_triangle(n: int) -> np.ndarray:
+    """Boolean mask of the pairs i < j of an n×n matrix (row-major, as ``np.triu_indices(n, 1)``).
+
+    Indexing with it gives the same elements in the same order as the two index arrays of
+    ``triu_indices``, but without building and gathering through them (the median rule runs at every
+    iteration of the elimination selectors).
+    """
+    mask = np.triu(np.ones((n, n), dtype=bool), k=1)
+    mask.flags.writeable = False
+    return mask
 
 
 @dataclass(frozen=True)
