@@ -264,3 +264,24 @@ def test_direct_libsvm_fit_is_bitwise_svc(seed):
     np.testing.assert_array_equal(got[0], want[0])
     np.testing.assert_array_equal(got[1], want[1])
     assert got[2] == want[2]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_direct_libsvm_fit_on_kept_points_is_bitwise_the_submatrix_fit(seed):
+    # the Platt CV trains on K with the test fold weighted 0 instead of copying K[train][:, train]
+    from sklearn.svm import SVC
+
+    from fsbench.algorithms.svm import _binary_parts, _fit_binary
+
+    rng = np.random.default_rng(10 + seed)
+    n = 60 + 40 * seed
+    X = rng.normal(size=(n, 4))
+    yb = np.where(X[:, 1] + rng.normal(size=n) > 0, 1, -1)
+    K = Kernel("rbf", gamma=0.3).gram(X)
+    keep = rng.integers(0, 5, n) != 0
+    got = _fit_binary(K, yb, 2.0, 1e-3, keep=keep)
+    sub = np.flatnonzero(keep)
+    want = _binary_parts(SVC(kernel="precomputed", C=2.0, tol=1e-3).fit(K[np.ix_(sub, sub)], yb[sub]))
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
+    assert got[2] == want[2]

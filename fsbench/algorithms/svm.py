@@ -467,7 +467,7 @@ class PairwiseCouplingSVC(ClassifierMixin, BaseEstimator):
             elif n_pos == 0:
                 dec[test] = -1.0
             else:
-                sv, coef, icpt = _fit_binary(Kp[np.ix_(train, train)], ytr, C, self.tol)
+                sv, coef, icpt = _fit_binary(Kp, yb, C, self.tol, keep=fold != f)
                 dec[test] = Kp[np.ix_(test, train[sv])] @ coef + icpt
         return dec
 
@@ -606,8 +606,13 @@ _UNIT_WEIGHTS = np.ones(2)
 _NO_SAMPLE_WEIGHT = np.empty(0)
 
 
-def _fit_binary(K: np.ndarray, yb: np.ndarray, C: float, tol: float) -> tuple[np.ndarray, np.ndarray, float]:
+def _fit_binary(
+    K: np.ndarray, yb: np.ndarray, C: float, tol: float, keep: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, float]:
     """Train ``SVC(kernel="precomputed", C=C, tol=tol)`` on ``K`` (n, n) and ``yb`` ∈ {−1, +1}.
+
+    With ``keep`` (n,) boolean, only the points ``keep`` are trained on (in their order), as if
+    ``K[np.ix_(keep, keep)]`` were passed; the support indices then count the kept points.
 
     Returns :func:`_binary_parts` of the fitted machine. The pairwise classifier trains
     (n_folds + 1)·C(C−1)/2 such machines per fit, on a few hundred points each: ``SVC.fit`` spends
@@ -615,9 +620,11 @@ def _fit_binary(K: np.ndarray, yb: np.ndarray, C: float, tol: float) -> tuple[np
     classifier at every elimination step). So libsvm is called directly, with exactly the arguments
     ``SVC.fit`` passes (labels encoded 0/1 for ``classes_ = [-1, 1]``, unit class weights, 200 MB
     cache, shrinking, no probability; the seed only matters for libsvm's probability CV, which is
-    off), and the sign flip SVC applies to two-class models. The result is bitwise the same as
-    through ``SVC`` (``tests/test_svm_coupling.py`` checks it); ``SVC`` is the fallback if the private
-    binding is missing or refuses the call.
+    off), and the sign flip SVC applies to two-class models. ``keep`` becomes sample weights 1/0:
+    libsvm drops zero-weight points before training and looks precomputed kernel values up by the
+    original index, so no submatrix is copied (the Platt CV trains five machines per pair). The
+    result is bitwise the same as through ``SVC`` on the submatrix (``tests/test_svm_coupling.py``
+    checks it); ``SVC`` is the fallback if the private binding is missing or refuses the call.
     """
     if _libsvm is not None:
         try:
@@ -635,7 +642,7 @@ def _fit_binary(K: np.ndarray, yb: np.ndarray, C: float, tol: float) -> tuple[np
                 nu=0.0,
                 epsilon=0.0,
                 class_weight=_UNIT_WEIGHTS,
-                sample_weight=_NO_SAMPLE_WEIGHT,
+                sample_weight=_NO_SAMPLE_WEIGHT if keep is None else keep.astype(np.float64),
                 shrinking=1,
                 probability=0,
                 cache_size=200.0,
@@ -647,6 +654,8 @@ def _fit_binary(K: np.ndarray, yb: np.ndarray, C: float, tol: float) -> tuple[np
         else:
             if status == 0 and np.isfinite(dual).all() and np.isfinite(intercept).all():
                 return np.asarray(support, dtype=np.int32), -np.asarray(dual)[0], -float(intercept[0])
+    if keep is not None:
+        K, yb = K[np.ix_(keep, keep)], np.asarray(yb)[keep]
     return _binary_parts(SVC(kernel="precomputed", C=C, tol=tol).fit(K, yb))
 
 
