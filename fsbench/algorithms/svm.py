@@ -5,8 +5,9 @@ coupling algorithm [Hastie & Tibshirani] to determine the maximum likelihood cla
 posterior probabilities". scikit-learn 1.9 deprecates ``SVC(probability=True)`` (and it couples
 with Wu–Lin–Weng, not Hastie–Tibshirani), so fsbench owns the whole chain (ALGORITHMS.md §7):
 
-1. **One SVC per class pair** (i, j), i < j, trained on that pair's points with
-   ``sklearn.svm.SVC(kernel="precomputed")``; C is fixed or, by default, Joachims'
+1. **One SVC per class pair** (i, j), i < j, trained on that pair's points as
+   ``sklearn.svm.SVC(kernel="precomputed")`` would (through scikit-learn's libsvm binding directly,
+   bitwise the same machine: :func:`_fit_binary`); C is fixed or, by default, Joachims'
    :math:`\hat C = 1/\bar R^2` computed on **the pair's** points (ALGORITHMS.md §5 [D]).
 2. **Platt sigmoid per pair**, :math:`r_{ij}(x) = P(y=i \mid y\in\{i,j\}, x) = 1/(1+e^{A f_{ij}(x)+B})`,
    fitted on out-of-sample decision values from an internal stratified ``n_folds``-fold CV of
