@@ -1,6 +1,6 @@
 """Speed benchmarks (issue 4): ``python -m benchmarks.run`` / ``make bench``.
 
-Four measurements, each printed with its target (PASS/MISS) and written to ``benchmarks/results/``:
+Measurements, each printed with its target (PASS/MISS) and written to ``benchmarks/results/``:
 
 (a) ``a_sas_vs_reference.json`` — one SAS iteration with the RBF kernel (the scaled Gram matrix, the
     alignment and its derivative, and the D scale-factor derivatives: what one accepted ascent step
@@ -17,6 +17,13 @@ Four measurements, each printed with its target (PASS/MISS) and written to ``ben
     n_features_to_select=1)`` on the same z-scored Weston linear toy; the two rankings must be
     identical. Target: time ratio ≤ 1.0.
 
+(e) ``e_fspp_usps.json`` — one FSPP fit on the Ramona 2012 Table II USPS protocol (the selector input of
+    the first ``fspp`` task of ``configs/ramona2012/tab2_usps.yaml``: 1000 z-scored training digits, 100
+    per class, 256 pixels, the task's own parameters and seed), fsbench's ``FSPP`` against the frozen
+    pre-speed-up copy :mod:`benchmarks.reference_fspp`, one (cold) call each. The rankings must be
+    identical. Target: ≥ 4× (issue #15). Needs the USPS data (``FSBENCH_DATA_DIR``, h5py); skipped
+    otherwise. ``--tiny`` fits a small synthetic 4-class problem instead.
+
 ``RESULTS.md`` is rendered from every JSON file present, with (d), the scaling benchmark of
 :mod:`benchmarks.scale` (its own entry point). Timing protocol: :mod:`benchmarks.timing`.
 Data: the Weston linear toy (:mod:`fsbench.data.synthetic`, ``n_features = D``), z-scored.
@@ -30,6 +37,7 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import json
+import os
 import re
 import sys
 from collections.abc import Callable
@@ -54,9 +62,17 @@ FIT_ITERS = 10
 #: CPU-seconds budget per function and size; the reference at N = 2000, D = 200 takes one (cold) call.
 REF_BUDGET_S = 6.0
 
+FSPP_TARGET = 4.0
+FSPP_CONFIG = Path(__file__).resolve().parents[1] / "configs" / "ramona2012" / "tab2_usps.yaml"
+
 TINY = {"sas_sizes": [(60, 6), (80, 12)], "sas_target": (80, 12), "rfe_size": (40, 8), "repeats": 2}
 
-FILES = {"a": "a_sas_vs_reference.json", "b": "b_sas_vs_floor.json", "c": "c_rfe_vs_sklearn.json"}
+FILES = {
+    "a": "a_sas_vs_reference.json",
+    "b": "b_sas_vs_floor.json",
+    "c": "c_rfe_vs_sklearn.json",
+    "e": "e_fspp_usps.json",
+}
 
 
 # --------------------------------------------------------------------------------------------- data
@@ -212,6 +228,74 @@ def rfe_case(N: int, D: int, repeats: int, seed: int = 0) -> dict[str, object]:
     }
 
 
+# --------------------------------------------------------------------------------------------- (e)
+def usps_fspp_input() -> tuple[np.ndarray, np.ndarray, dict[str, object], str]:
+    """X, y and FSPP parameters exactly as the first ``fspp`` task of the Table II USPS config gets them."""
+    from fsbench.config import load_experiment
+    from fsbench.protocol import build_selector, load_task_data
+    from fsbench.run.plan import expand
+
+    exp = load_experiment(FSPP_CONFIG)
+    task = next(t for t in expand(exp) if t.selector.name == "fspp")
+    # the steps of fsbench.protocol.run_task up to the selector's fit
+    rng = np.random.default_rng(task.split_seed)
+    data = load_task_data(task, rng)
+    perm = rng.permutation(data.X_tr.shape[1])
+    X = np.ascontiguousarray(data.X_tr[:, perm])
+    sel = build_selector(
+        task.selector, task.kernel, task.selector_seed, {"categorical": data.categorical[perm]}, X=X
+    )
+    return X, data.y_tr, sel.get_params(), f"{task.experiment} ({task.dataset}), repeat {task.repeat}"
+
+
+def tiny_fspp_input() -> tuple[np.ndarray, np.ndarray, dict[str, object], str]:
+    """A small 4-class problem with pixel-like (rounded, mostly-background) columns, for ``--tiny``."""
+    rng = np.random.default_rng(0)
+    X = np.maximum(np.round(2 * rng.normal(size=(120, 14))), 0.0)
+    y = np.argmax(X[:, :4] + rng.normal(size=(120, 4)), axis=1)
+    params = {"kernel": "rbf", "gamma": "median", "n_permutations": 3, "step_threshold": 6, "random_state": 0}
+    return X, y, params, "synthetic 4-class toy (--tiny)"
+
+
+def fspp_case(X: np.ndarray, y: np.ndarray, params: dict[str, object]) -> dict[str, object]:
+    """One FSPP fit by fsbench and one by the pre-speed-up reference, CPU-timed, rankings compared."""
+    from benchmarks import reference_fspp
+    from fsbench.algorithms.sensitivity import FSPP
+
+    out: dict[str, tuple] = {}
+
+    def reference():
+        out["reference"] = reference_fspp.fspp_fit(X, y, **params)
+
+    def fast():
+        sel = FSPP(**params).fit(X, y)
+        out["fsbench"] = (sel.ranking_, sel.scores_, sel.n_iter_)
+
+    load_start = [round(x, 2) for x in os.getloadavg()]
+    # budget 0: each function is timed by its single warm-up call (the reference takes minutes)
+    t = measure({"reference": reference, "fsbench": fast}, repeats=1, budget_s=0.0)
+    load_end = [round(x, 2) for x in os.getloadavg()]
+    (r_rank, r_scores, r_iter), (f_rank, f_scores, f_iter) = out["reference"], out["fsbench"]
+    scale = max(float(np.max(np.abs(r_scores))), 1e-300)
+    return {
+        "N": int(X.shape[0]),
+        "D": int(X.shape[1]),
+        "n_classes": int(np.unique(y).size),
+        "params": {k: v for k, v in params.items() if k != "n_features_to_select"},
+        "reference_s": t["reference"].median,
+        "fsbench_s": t["fsbench"].median,
+        "speedup": t["reference"].median / t["fsbench"].median,
+        "same_ranking": bool(np.array_equal(r_rank, f_rank)),
+        "n_rank_differences": int(np.sum(r_rank != f_rank)),
+        "same_n_iter": bool(r_iter == f_iter),
+        "n_iter": int(f_iter),
+        "scores_max_rel_diff": float(np.max(np.abs(np.asarray(f_scores) - np.asarray(r_scores))) / scale),
+        "loadavg_start": load_start,
+        "loadavg_end": load_end,
+        "timings": {k: v.as_dict() for k, v in t.items()},
+    }
+
+
 # --------------------------------------------------------------------------------------------- reports
 def _dumps(doc: dict[str, object]) -> str:
     """Indented JSON with lists of numbers kept on one line."""
@@ -346,6 +430,33 @@ def render_markdown(out: Path) -> str:
     from benchmarks.scale import render_section
 
     lines += render_section(out)  # (d), written by `python -m benchmarks.scale`
+    if "e" in docs:
+        d = docs["e"]
+        lines += [
+            "",
+            f"## (e) FSPP USPS fit: before vs after — target ≥ {d['target']:g}×: **{d['verdict']}**",
+            "",
+        ]
+        if d.get("skipped"):
+            lines.append(f"Skipped: {d['skipped']}")
+        else:
+            r = d["case"]
+            lines += [
+                f"{d['data']}: N = {r['N']}, D = {r['D']}, {r['n_classes']} classes; FSPP parameters "
+                f"`{json.dumps(r['params'], sort_keys=True)}`. *before* = `benchmarks/reference_fspp.py` "
+                "(the implementation before issue #15: every permuted row, SVC per pairwise machine, LAPACK "
+                "coupling); *after* = `fsbench.algorithms.sensitivity.FSPP`. One cold fit each, one core; "
+                "run "
+                f"{d['date']}, load average {r['loadavg_start']} at start, {r['loadavg_end']} at end "
+                "(other jobs shared the machine: CPU seconds, not wall). Times: CPU s.",
+                "",
+                "| N | D | before | after | speed-up | same ranking | iterations | scores_ max rel. diff |",
+                "|---|---|---|---|---|---|---|---|",
+                f"| {r['N']} | {r['D']} | {r['reference_s']:.1f} | {r['fsbench_s']:.1f} | "
+                f"{r['speedup']:.2f}× | "
+                f"{'yes' if r['same_ranking'] else 'NO (' + str(r['n_rank_differences']) + ' differ)'} | "
+                f"{r['n_iter']} | {r['scores_max_rel_diff']:.1e} |",
+            ]
     return "\n".join(lines) + "\n"
 
 
@@ -358,7 +469,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--out", type=Path, default=RESULTS_DIR, help="output directory (default benchmarks/results)"
     )
-    p.add_argument("--only", default="a,b,c", help="comma-separated subset of a,b,c ((a) and (b) share runs)")
+    p.add_argument(
+        "--only", default="a,b,c,e", help="comma-separated subset of a,b,c,e ((a) and (b) share runs)"
+    )
     p.add_argument("--repeats", type=int, default=None, help="timed runs per function (default 9; tiny 2)")
     p.add_argument("--tiny", action="store_true", help="smoke-test sizes (seconds); targets not meaningful")
     args = p.parse_args(argv)
@@ -367,7 +480,7 @@ def main(argv: list[str] | None = None) -> int:
     tune_malloc()  # the configuration fsbench's runner workers use
     parts = {s.strip() for s in args.only.split(",") if s.strip()}
     if not parts <= set(FILES):
-        p.error(f"--only: expected a subset of a,b,c, got {args.only!r}")
+        p.error(f"--only: expected a subset of a,b,c,e, got {args.only!r}")
     tiny = args.tiny
     sas_sizes = TINY["sas_sizes"] if tiny else SAS_SIZES
     target_size = TINY["sas_target"] if tiny else SAS_TARGET_SIZE
@@ -462,10 +575,35 @@ def main(argv: list[str] | None = None) -> int:
                     f"{'yes' if r['same_ranking'] else 'NO'} {verdict(ok)}"
                 )
             (out / FILES["c"]).write_text(_dumps(doc))
+        if "e" in parts:
+            head = _header(env, tiny)
+            try:
+                X, y, params, source = tiny_fspp_input() if tiny else usps_fspp_input()
+            except Exception as exc:  # no USPS data / h5py: the other benchmarks still run
+                doc = head | {"target": FSPP_TARGET, "verdict": "SKIPPED", "skipped": f"USPS input: {exc}"}
+                summary.append(f"(e) FSPP USPS fit before/after: SKIPPED ({exc})")
+            else:
+                r = fspp_case(X, y, params)
+                ok = r["speedup"] >= FSPP_TARGET and r["same_ranking"]
+                doc = head | {
+                    "measurement": "one FSPP fit, fsbench vs the pre-speed-up benchmarks/reference_fspp.py",
+                    "data": source,
+                    "target": FSPP_TARGET,
+                    "verdict": verdict(ok),
+                    "case": r,
+                }
+                if not r["same_ranking"]:
+                    failed = True
+                summary.append(
+                    f"(e) FSPP fit, {source}, N={r['N']}, D={r['D']}: reference {r['reference_s']:.1f} s / "
+                    f"fsbench {r['fsbench_s']:.1f} s = {r['speedup']:.2f}x (target >= {FSPP_TARGET:g}x), "
+                    f"same ranking: {'yes' if r['same_ranking'] else 'NO'} {verdict(ok)}"
+                )
+            (out / FILES["e"]).write_text(_dumps(doc))
 
     (out / "RESULTS.md").write_text(render_markdown(out))
     _print()
-    _print(f"load average at end: {[round(x, 2) for x in __import__('os').getloadavg()]}")
+    _print(f"load average at end: {[round(x, 2) for x in os.getloadavg()]}")
     for line in summary:
         _print(line)
     _print(f"results: {out}/ ({', '.join(FILES[k] for k in sorted(parts))}, RESULTS.md)")

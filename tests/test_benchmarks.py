@@ -67,7 +67,7 @@ def test_environment_records_cpu_and_blas():
 def test_bench_runs_on_tiny_sizes(tmp_path, capsys):
     assert bench.main(["--tiny", "--repeats", "1", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    for part in ("(a)", "(b)", "(c)"):
+    for part in ("(a)", "(b)", "(c)", "(e)"):
         assert part in out
     assert "PASS" in out or "MISS" in out
     a = json.loads((tmp_path / bench.FILES["a"]).read_text())
@@ -77,8 +77,10 @@ def test_bench_runs_on_tiny_sizes(tmp_path, capsys):
     assert all(r["floor_s"] > 0 for r in b["cases"])
     c = json.loads((tmp_path / bench.FILES["c"]).read_text())
     assert c["case"]["same_ranking"]
+    e = json.loads((tmp_path / bench.FILES["e"]).read_text())
+    assert e["case"]["same_ranking"] and e["case"]["reference_s"] > 0 and e["case"]["fsbench_s"] > 0
     md = (tmp_path / "RESULTS.md").read_text()
-    assert "## (a)" in md and "## (b)" in md and "## (c)" in md
+    assert "## (a)" in md and "## (b)" in md and "## (c)" in md and "## (e)" in md
 
 
 def test_scale_bench_runs_on_tiny_sizes(tmp_path, capsys):

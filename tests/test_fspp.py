@@ -3,7 +3,13 @@
 import numpy as np
 import pytest
 
-from fsbench.algorithms.kernels import Kernel, feature_statistic, permuted_column_grams
+from fsbench.algorithms.kernels import (
+    ColumnReplacement,
+    Kernel,
+    feature_statistic,
+    gram_from_statistic,
+    permuted_column_grams,
+)
 from fsbench.algorithms.sensitivity import FSPP
 from fsbench.algorithms.svm import PairwiseKernelSVC
 
@@ -97,16 +103,79 @@ def test_invalid_parameters(params):
         FSPP(**params).fit(X, y)
 
 
-@pytest.mark.parametrize("kern", [Kernel("rbf", gamma=0.3), Kernel("poly", degree=2, offset=0.5)], ids=str)
-def test_permuted_column_rows_in_blocks_equal_the_whole_matrix(kern):
-    # FSPP builds the permuted kernel block by block (cache blocking); any blocking gives the same rows
-    from fsbench.algorithms.kernels import permuted_column
-
+@pytest.mark.parametrize(
+    "kern", [Kernel("linear"), Kernel("rbf", gamma=0.3), Kernel("poly", degree=2, offset=0.5)], ids=str
+)
+@pytest.mark.parametrize("with_gram", [False, True])
+def test_column_replacement_rows_equal_the_explicit_kernel(kern, with_gram):
+    # any (row, value) pairs, rows repeated (FSPP evaluates each distinct pair once, in blocks)
     rng = np.random.default_rng(1)
     X, Z = rng.normal(size=(11, 4)), rng.normal(size=(6, 4))
-    p = rng.permutation(11)
+    X[:, 1] = np.round(X[:, 1])
     S = feature_statistic(kern, X, Z)
-    whole = permuted_column_grams(kern, S, X[:, 1], Z[:, 1], [p])
-    rows = permuted_column(kern, S, X[:, 1], Z[:, 1])
-    blocks = np.concatenate([rows(p[a : a + 4], slice(a, min(a + 4, 11))) for a in range(0, 11, 4)])
-    np.testing.assert_allclose(blocks, whole, rtol=1e-12)
+    values, code = np.unique(X[:, 1], return_inverse=True)
+    columns = ColumnReplacement(kern, S, gram_from_statistic(kern, S) if with_gram else None)
+    rows = columns.rows(Z[:, 1], values, code)
+    i = np.sort(rng.integers(0, 11, 25))
+    v = rng.integers(0, values.size, 25)
+    Xp = X[i].copy()
+    Xp[:, 1] = values[v]
+    want = kern.gram(Xp, Z)
+    np.testing.assert_allclose(rows(i, v), want, rtol=1e-12)
+    blocks = np.concatenate([rows(i[a : a + 7], v[a : a + 7]) for a in range(0, 25, 7)])
+    np.testing.assert_array_equal(blocks, rows(i, v))  # the blocking changes nothing
+
+
+def test_column_replacement_gram_shortcut_only_within_range():
+    # A = K·exp(γ(x−z)²) needs exp(γ·S) finite and K not underflowing: off for far-apart points
+    kern = Kernel("rbf", gamma=1.0)
+    X = np.array([[0.0, 0.0], [30.0, 0.0]])
+    S = feature_statistic(kern, X)
+    assert ColumnReplacement(kern, S, gram_from_statistic(kern, S)).gram is None
+    assert ColumnReplacement(kern, S / 900.0, gram_from_statistic(kern, S / 900.0)).gram is not None
+
+
+@pytest.mark.parametrize("keep", [1, 3])
+def test_early_stopped_scores_keep_the_lowest_exactly(keep, monkeypatch):
+    # _scores(keep=m) abandons a column once its partial sum exceeds the m-th lowest complete score;
+    # the m lowest must be bitwise the complete ones, the abandoned ones provably above them
+    from fsbench.algorithms import sensitivity
+
+    monkeypatch.setattr(sensitivity, "_BLOCK_BYTES", 1)  # blocks of 32 rows: several partial sums
+    X, y = _problem(5, n=90, d=8)
+    sel = FSPP(n_permutations=3)
+    full = sel.sensitivities(X, y, np.random.RandomState(2))
+    order = np.random.default_rng(keep).permutation(8)
+    scores, guesses = sel._scores(X, y, np.random.RandomState(2), keep=keep, order=order)
+    lowest = np.argsort(full, kind="stable")[:keep]
+    np.testing.assert_array_equal(scores[lowest], full[lowest])
+    done = np.isfinite(scores)
+    np.testing.assert_array_equal(scores[done], full[done])
+    assert not done.all()
+
+
+def test_partial_sum_stops_just_above_the_limit(monkeypatch):
+    # _sensitivity adds non-negative block sums in a fixed order and stops once above `limit`:
+    # the partial score is > limit and <= the complete one (bitwise the same complete score)
+    from sklearn.utils import check_random_state
+
+    from fsbench.algorithms import sensitivity
+    from fsbench.algorithms.kernels import ColumnReplacement, feature_statistic, gram_from_statistic
+
+    monkeypatch.setattr(sensitivity, "_BLOCK_BYTES", 1)  # blocks of 32 rows
+    X, y = _problem(6, n=120, d=4)
+    clf = FSPP()._classifier(0).fit(X, y)
+    kern, svc, Z = clf.kernel_, clf.svc_, clf.support_vectors_
+    S = feature_statistic(kern, X, Z)
+    K = gram_from_statistic(kern, S)
+    P = svc.proba_from_decision(svc.pairwise_decision(K, support_only=True))
+    perms = np.stack([check_random_state(1).permutation(120) for _ in range(3)])
+    args = (ColumnReplacement(kern, S, K), svc, P, 1 - P.max(axis=1), X[:, 0], Z[:, 0], perms)
+    full, complete, guess = sensitivity._sensitivity(*args)
+    assert complete and guess == full > 0
+    for frac in (0.1, 0.5, 0.9):
+        part, complete, _ = sensitivity._sensitivity(*args, limit=frac * full)
+        assert not complete and frac * full < part <= full
+    part, complete, _ = sensitivity._sensitivity(*args, limit=0.1 * full)
+    assert part < full  # stopped before the last block
+    assert sensitivity._sensitivity(*args, limit=full) == (full, True, full)

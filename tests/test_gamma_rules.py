@@ -63,3 +63,16 @@ def test_config_accepts_scaled_rules_and_refuses_bad_ones():
     raw["kernel"]["gamma"] = "median/zero"
     with pytest.raises(ConfigError, match="kernel.gamma"):
         parse_experiment(raw)
+
+
+@pytest.mark.parametrize("n", [2, 7, 60])
+def test_median_rule_is_the_median_over_the_upper_triangle(n):
+    # resolve_gamma indexes the distance matrix with a cached triangle mask; same pairs, same number
+    from fsbench.algorithms.kernels import sq_distances
+
+    rng = np.random.default_rng(n)
+    X = np.round(rng.normal(size=(n, 3)))  # repeated rows: zero distances are left out
+    d2 = sq_distances(X)[np.triu_indices(n, k=1)]
+    d2 = d2[d2 > 1e-10 * max(float(np.einsum("ij,ij->i", X, X).max()), 1e-300)]
+    want = 1.0 / float(np.median(d2)) if d2.size else 1.0
+    assert resolve_gamma("median", X) == want

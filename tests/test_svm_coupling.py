@@ -230,8 +230,58 @@ def test_class_block_decision_equals_dense_product():
     Ks = clf.kernel_.gram(X, clf.support_vectors_)
     dense = Ks @ svc.dual_coef_ + svc.intercept_
     np.testing.assert_allclose(svc._decision(Ks), dense, rtol=1e-12, atol=1e-12)
+    # bitwise the accumulation intercept + block i + block j into each pair's column
+    acc = np.tile(svc.intercept_, (Ks.shape[0], 1))
+    cls_sv = np.searchsorted(svc.classes_, y[svc.support_])
+    for c in np.unique(cls_sv):
+        a, b = np.searchsorted(cls_sv, [c, c + 1])
+        cols = np.flatnonzero((svc.pairs_[:, 0] == c) | (svc.pairs_[:, 1] == c))
+        acc[:, cols] += Ks[:, a:b] @ np.ascontiguousarray(svc.dual_coef_[a:b][:, cols])
+    np.testing.assert_array_equal(svc._decision(Ks), acc)
     # support vectors are grouped by class, and a pair's column is zero outside its two classes
     cls = np.searchsorted(svc.classes_, y[svc.support_])
     assert np.all(np.diff(cls) >= 0)
     for p, (i, j) in enumerate(svc.pairs_):
         assert not np.any(svc.dual_coef_[(cls != i) & (cls != j), p])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_direct_libsvm_fit_is_bitwise_svc(seed):
+    # _fit_binary calls scikit-learn's libsvm binding directly (SVC.fit's validation dominated the
+    # pairwise fits); the machine must be exactly the one SVC(kernel="precomputed") trains
+    from sklearn.svm import SVC
+
+    from fsbench.algorithms.svm import _binary_parts, _fit_binary
+
+    rng = np.random.default_rng(seed)
+    n = 30 + 17 * seed
+    X = rng.normal(size=(n, 4))
+    yb = np.where(X[:, 0] + 0.8 * rng.normal(size=n) > 0.3 * seed, 1, -1)
+    K = Kernel("rbf", gamma=0.4).gram(X) if seed % 2 else X @ X.T
+    C = [0.3, 1.0, 7.0, 100.0][seed]
+    got = _fit_binary(K, yb, C, 1e-3)
+    want = _binary_parts(SVC(kernel="precomputed", C=C, tol=1e-3).fit(K, yb))
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
+    assert got[2] == want[2]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_direct_libsvm_fit_on_kept_points_is_bitwise_the_submatrix_fit(seed):
+    # the Platt CV trains on K with the test fold weighted 0 instead of copying K[train][:, train]
+    from sklearn.svm import SVC
+
+    from fsbench.algorithms.svm import _binary_parts, _fit_binary
+
+    rng = np.random.default_rng(10 + seed)
+    n = 60 + 40 * seed
+    X = rng.normal(size=(n, 4))
+    yb = np.where(X[:, 1] + rng.normal(size=n) > 0, 1, -1)
+    K = Kernel("rbf", gamma=0.3).gram(X)
+    keep = rng.integers(0, 5, n) != 0
+    got = _fit_binary(K, yb, 2.0, 1e-3, keep=keep)
+    sub = np.flatnonzero(keep)
+    want = _binary_parts(SVC(kernel="precomputed", C=2.0, tol=1e-3).fit(K[np.ix_(sub, sub)], yb[sub]))
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
+    assert got[2] == want[2]

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from numbers import Real
 
 import numpy as np
@@ -249,6 +250,19 @@ def resolve_gamma(gamma: float | str, X: np.ndarray, block: tuple[int, int] | No
         return factor / (2.0 * max(d, 1))
     var = float(X.var())  # "scale"
     return factor * (1.0 / (d * var) if var > 0 else 1.0)
+
+
+@lru_cache(maxsize=4)
+def _upper_triangle(n: int) -> np.ndarray:
+    """Boolean mask of the pairs i < j of an n×n matrix (row-major, as ``np.triu_indices(n, 1)``).
+
+    Indexing with it gives the same elements in the same order as the two index arrays of
+    ``triu_indices``, but without building and gathering through them (the median rule runs at every
+    iteration of the elimination selectors).
+    """
+    mask = np.triu(np.ones((n, n), dtype=bool), k=1)
+    mask.flags.writeable = False
+    return mask
 
 
 @dataclass(frozen=True)
@@ -610,51 +624,78 @@ def replaced_column_gram(
     return gram_from_statistic(kernel, Sn)
 
 
-def permuted_column(kernel: Kernel, S: np.ndarray, x: np.ndarray, z: np.ndarray):
-    r"""Rows of :math:`k(X', Z)` where column x of X takes values from other rows of X.
+class ColumnReplacement:
+    r"""Rows of :math:`k(X', Z)` where some rows of X get another value in one column (FSPP).
 
-    :math:`X'` is X with its column x replaced row-wise by ``x[src]`` (``src`` e.g. a permutation).
-    With :math:`T = s(x, z)` the column's statistic and :math:`S_{-} = S - T`, the new statistic is
-    :math:`S_{-} + T[\mathrm{src}]` (rows of T gathered), so the column term is computed once for all
-    permutations; for RBF the kernel even factorises, :math:`e^{-\gamma S_{-}} \circ
-    (e^{-\gamma T})[\mathrm{src}]`, and a row costs one gather and one product instead of M exponentials.
+    Row i of :math:`X'` is row i of X with its value :math:`x_i` in column d replaced by a value u
+    (e.g. taken from another row, as in the permutation sensitivity of FSPP). With :math:`s(\cdot,\cdot)`
+    the column's term of the feature-additive statistic S (:func:`column_statistic`), the new
+    statistic is :math:`S_{i\cdot} - s(x_i, z) + s(u, z)`: O(M) per row instead of O(M·D), the terms
+    :math:`s(u, z)` computed once per distinct value. For RBF the kernel factorises,
+
+    .. math:: k(x'_i, z_j) = A_{ij}\, e^{-\gamma (u - z_j)^2}, \qquad
+       A_{ij} = e^{-\gamma (S_{ij} - (x_i - z_j)^2)} = K_{ij}\, e^{\gamma (x_i - z_j)^2},
+
+    with the second factor a per-value table. Given the Gram matrix :math:`K = k(X, Z)`, A is K
+    times a per-value table too, so a row costs three gathers and two products and no exponential.
+    That needs :math:`e^{\gamma S}` far from overflow and K far from underflow: it is used while
+    :math:`\gamma\max S \le 600`; otherwise (or without ``gram``)
+    :math:`A = e^{-\gamma\max(S - (x_i - z)^2, 0)}` is computed.
 
     Parameters
     ----------
     kernel : resolved :class:`Kernel`.
     S : (N, M) ``feature_statistic(kernel, X, Z)``.
-    x : (N,) the column of X; z : (M,) the same column of Z.
-
-    Returns
-    -------
-    rows : callable ``rows(src, sl, out=None)`` → (len(src), M): the kernel rows ``sl`` (a slice
-        of 0..N) of :math:`X'` whose column value comes from rows ``src`` of X. Callers evaluate
-        a permutation block by block, so each block stays in cache until it is consumed.
+    gram : (N, M) ``gram_from_statistic(kernel, S)``, optional (RBF shortcut above).
     """
-    T = column_statistic(kernel, x, z)
-    Sm = np.subtract(S, T)
-    if kernel.name == "rbf":
-        g = -kernel._gamma()
-        np.maximum(Sm, 0.0, out=Sm)
-        Sm *= g
-        A = np.exp(Sm, out=Sm)
-        T *= g
-        E = np.exp(T, out=T)
 
-        def rows(src: np.ndarray, sl: slice, out: np.ndarray | None = None) -> np.ndarray:
-            blk = np.take(E, src, axis=0, out=out)
-            blk *= A[sl]
+    def __init__(self, kernel: Kernel, S: np.ndarray, gram: np.ndarray | None = None):
+        self.kernel = kernel
+        self.S = S
+        self.gram = None
+        if gram is not None and kernel.name == "rbf" and S.size and kernel._gamma() * float(S.max()) <= 600.0:
+            self.gram = gram
+
+    def rows(self, z: np.ndarray, values: np.ndarray, code: np.ndarray):
+        """Row builder for one column: ``x = values[code]`` (N,) of X, ``z`` (M,) of Z.
+
+        Returns a callable ``rows(i, v, out=None)`` → (len(i), M): kernel row ``i[k]`` of
+        :math:`X'` with the column value ``values[v[k]]``, for any rows in any order. Callers
+        evaluate a few hundred rows per call, so that each block stays in cache until it is
+        consumed.
+        """
+        kernel, S, gram = self.kernel, self.S, self.gram
+        Tv = column_statistic(kernel, np.asarray(values, dtype=float), z)
+        if kernel.name != "rbf":
+
+            def rows(i: np.ndarray, v: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+                blk = np.take(Tv, v, axis=0, out=out)
+                blk += S[i] - Tv[code[i]]
+                blk[...] = gram_from_statistic(kernel, blk)
+                return blk
+
+            return rows
+
+        g = -kernel._gamma()
+        if gram is not None:
+            E = np.exp(np.multiply(Tv, g, out=Tv), out=Tv)
+            Einv = 1.0 / E  # e^{γ(x−z)²}: finite, as γ·max S ≤ 600
+        else:
+            E, Einv = np.exp(g * Tv), None
+
+        def rows(i: np.ndarray, v: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+            if Einv is not None:
+                blk = np.take(gram, i, axis=0, out=out)
+                blk *= np.take(Einv, code[i], axis=0)
+            else:
+                blk = np.subtract(S[i], Tv[code[i]], out=out)
+                np.maximum(blk, 0.0, out=blk)
+                blk *= g
+                np.exp(blk, out=blk)
+            blk *= np.take(E, v, axis=0)
             return blk
 
         return rows
-
-    def rows(src: np.ndarray, sl: slice, out: np.ndarray | None = None) -> np.ndarray:
-        blk = np.take(T, src, axis=0, out=out)
-        blk += Sm[sl]
-        blk[...] = gram_from_statistic(kernel, blk)
-        return blk
-
-    return rows
 
 
 def permuted_column_grams(
@@ -667,7 +708,7 @@ def permuted_column_grams(
 ) -> np.ndarray:
     r"""Gram matrices :math:`k(X^{(\pi)}, Z)` for several row permutations π of one column of X, stacked.
 
-    :math:`X^{(\pi)}` is X with column x replaced by ``x[π]``; see :func:`permuted_column`.
+    :math:`X^{(\pi)}` is X with column x replaced by ``x[π]``; see :class:`ColumnReplacement`.
 
     Parameters
     ----------
@@ -684,9 +725,11 @@ def permuted_column_grams(
     n, m = S.shape
     if out is None:
         out = np.empty((len(perms) * n, m))
-    rows = permuted_column(kernel, S, x, z)
+    values, code = np.unique(x, return_inverse=True)
+    rows = ColumnReplacement(kernel, S).rows(z, values, code)
+    every = np.arange(n)
     for r, p in enumerate(perms):
-        rows(p, slice(0, n), out=out[r * n : (r + 1) * n])
+        rows(every, code[p], out=out[r * n : (r + 1) * n])
     return out
 
 

@@ -5,8 +5,9 @@ coupling algorithm [Hastie & Tibshirani] to determine the maximum likelihood cla
 posterior probabilities". scikit-learn 1.9 deprecates ``SVC(probability=True)`` (and it couples
 with Wu–Lin–Weng, not Hastie–Tibshirani), so fsbench owns the whole chain (ALGORITHMS.md §7):
 
-1. **One SVC per class pair** (i, j), i < j, trained on that pair's points with
-   ``sklearn.svm.SVC(kernel="precomputed")``; C is fixed or, by default, Joachims'
+1. **One SVC per class pair** (i, j), i < j, trained on that pair's points as
+   ``sklearn.svm.SVC(kernel="precomputed")`` would (through scikit-learn's libsvm binding directly,
+   bitwise the same machine: :func:`_fit_binary`); C is fixed or, by default, Joachims'
    :math:`\hat C = 1/\bar R^2` computed on **the pair's** points (ALGORITHMS.md §5 [D]).
 2. **Platt sigmoid per pair**, :math:`r_{ij}(x) = P(y=i \mid y\in\{i,j\}, x) = 1/(1+e^{A f_{ij}(x)+B})`,
    fitted on out-of-sample decision values from an internal stratified ``n_folds``-fold CV of
@@ -27,8 +28,8 @@ with Wu–Lin–Weng, not Hastie–Tibshirani), so fsbench owns the whole chain 
    * ``"wu_lin_weng"`` (Wu, Lin & Weng 2004, method 2 — LIBSVM's ``multiclass_probability``):
      :math:`\min_p \tfrac12 p^\top Q p` s.t. :math:`\sum p = 1`,
      :math:`Q_{tt}=\sum_{j\ne t} r_{jt}^2`, :math:`Q_{tj} = -r_{jt}r_{tj}`; solved *exactly* from its
-     (C+1)×(C+1) KKT linear system (:func:`couple_wu_lin_weng`) instead of LIBSVM's iterative
-     approximation (tolerance 0.005/C).
+     KKT conditions, :math:`p \propto Q^{-1}\mathbf 1` (:func:`couple_wu_lin_weng`), instead of LIBSVM's
+     iterative approximation (tolerance 0.005/C).
 
 4. ``predict`` = :math:`\arg\max_c p(c\mid x)` (first class on ties); ``decision_function``
    returns :math:`\log p(c\mid x)` (two classes: the log-odds), so that it agrees with ``predict``
@@ -61,6 +62,11 @@ from fsbench.algorithms.kernels import (
     make_kernel,
     origin_sq_distances,
 )
+
+try:  # scikit-learn's libsvm binding, called directly by _fit_binary (see there); SVC is the fallback
+    from sklearn.svm import _libsvm
+except ImportError:  # pragma: no cover - a scikit-learn without the private module
+    _libsvm = None
 
 COUPLINGS = ("hastie_tibshirani", "wu_lin_weng")
 
@@ -148,7 +154,8 @@ def platt_proba(dec: np.ndarray, A: float | np.ndarray, B: float | np.ndarray) -
     """:math:`1/(1+\\exp(A f + B))`, computed without overflow (broadcasts A, B over columns)."""
     f = np.asarray(dec, dtype=float) * A + B
     e = np.exp(-np.abs(f))
-    return np.where(f >= 0, e / (1.0 + e), 1.0 / (1.0 + e))
+    # e/(1+e) where f >= 0, 1/(1+e) elsewhere: one division of the selected numerator
+    return np.where(f >= 0, e, 1.0) / (1.0 + e)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -223,8 +230,9 @@ def couple_wu_lin_weng(r: np.ndarray) -> np.ndarray:
     :math:`\min_p \tfrac12 p^\top Q p` s.t. :math:`\mathbf 1^\top p = 1`, with
     :math:`Q_{tt} = \sum_{j\ne t} r_{jt}^2` and :math:`Q_{tj} = -r_{jt} r_{tj}`. The minimiser solves
     :math:`\begin{pmatrix}Q & \mathbf 1\\ \mathbf 1^\top & 0\end{pmatrix}\binom{p}{b} = \binom{0}{1}`
-    (one batched (C+1)×(C+1) solve); WLW show it is non-negative for :math:`r_{ij}\in(0,1)`
-    (round-off negatives are clipped and the rows renormalised). LIBSVM iterates a coordinate
+    i.e. :math:`p = Q^{-1}\mathbf 1/\mathbf 1^\top Q^{-1}\mathbf 1` (see :func:`_couple_wlw` for the
+    solve); WLW show it is non-negative for :math:`r_{ij}\in(0,1)` (round-off negatives are clipped
+    and the rows renormalised). LIBSVM iterates a coordinate
     method to tolerance 0.005/C instead, so its values differ in the ~3rd decimal.
 
     Parameters
@@ -238,30 +246,67 @@ def couple_wu_lin_weng(r: np.ndarray) -> np.ndarray:
 
 
 def _couple_wlw(rp: np.ndarray, pairs: np.ndarray, k: int) -> np.ndarray:
-    """WLW coupling from the pairwise probabilities ``rp`` (n, P) = :math:`r_{ij}` of ``pairs`` (P, 2).
+    r"""WLW coupling from the pairwise probabilities ``rp`` (n, P) = :math:`r_{ij}` of ``pairs`` (P, 2).
 
     Q is assembled from the P pair terms directly — pair (i, j) adds :math:`r_{ji}^2 = (1-r_{ij})^2`
     to :math:`Q_{ii}`, :math:`r_{ij}^2` to :math:`Q_{jj}` and :math:`-r_{ij}r_{ji}` to both
     off-diagonal entries — without the (n, C, C) matrix of all :math:`r`.
+
+    The KKT system gives :math:`p = Q^{-1}\mathbf 1 / \mathbf 1^\top Q^{-1}\mathbf 1`. Q is symmetric
+    positive semi-definite (:math:`p^\top Q p = \sum_{i<j}(r_{ji}p_i - r_{ij}p_j)^2`), so
+    :math:`Q x = \mathbf 1` is solved by Gaussian elimination without pivoting (Cholesky's
+    arithmetic, backward stable on such matrices), written with the samples as the last, contiguous
+    axis: each elimination step is a few array operations over all n systems at once, where a
+    batched LAPACK solve pays a call and two copies per sample (FSPP couples millions of rows). Where
+    Q is singular to working precision — two classes always (rank one), or exactly consistent
+    :math:`r` — the normalised :math:`Q^{-1}\mathbf 1` is still the minimiser's direction; a row
+    whose elimination breaks down (a zero pivot) is solved from the (C+1)×(C+1) KKT system instead.
     """
     n = rp.shape[0]
     i, j = pairs[:, 0], pairs[:, 1]
-    first = np.zeros((pairs.shape[0], k))
-    first[np.arange(pairs.shape[0]), i] = 1.0
-    second = np.zeros_like(first)
-    second[np.arange(pairs.shape[0]), j] = 1.0
+    eye = np.eye(k)
+    r = np.ascontiguousarray(rp.T)
+    # Q with the right-hand side 1 as an extra column, samples last
+    Q = np.empty((k, k + 1, n))
+    off = r * (r - 1.0)
+    Q[i, j] = off
+    Q[j, i] = off
+    q = 1.0 - r
+    diag = np.arange(k)
+    Q[diag, diag] = eye[i].T @ (q * q) + eye[j].T @ (r * r)
+    Q[:, k] = 1.0
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for s in range(k - 1):
+            lead = Q[s + 1 :, s] / Q[s, s]
+            Q[s + 1 :, s + 1 :] -= lead[:, None, :] * Q[s, None, s + 1 :]
+        x = Q[:, k]
+        x[k - 1] /= Q[k - 1, k - 1]
+        for s in range(k - 2, -1, -1):
+            x[s] -= np.einsum("tn,tn->n", Q[s, s + 1 : k], x[s + 1 :])
+            x[s] /= Q[s, s]
+        p = x.T / x.sum(axis=0)[:, None]
+    bad = ~np.isfinite(p).all(axis=1)
+    if bad.any():
+        p[bad] = _wlw_kkt(rp[bad], pairs, k)
+    p = np.maximum(p, 0.0)
+    return p / p.sum(axis=1, keepdims=True)
+
+
+def _wlw_kkt(rp: np.ndarray, pairs: np.ndarray, k: int) -> np.ndarray:
+    """WLW probabilities from the (C+1)×(C+1) KKT system, one LAPACK solve per row."""
+    n = rp.shape[0]
+    i, j = pairs[:, 0], pairs[:, 1]
+    eye = np.eye(k)
     M = np.zeros((n, k + 1, k + 1))
     off = -rp * (1.0 - rp)
     M[:, i, j] = off
     M[:, j, i] = off
-    M[:, np.arange(k), np.arange(k)] = np.square(1.0 - rp) @ first + np.square(rp) @ second
+    M[:, np.arange(k), np.arange(k)] = np.square(1.0 - rp) @ eye[i] + np.square(rp) @ eye[j]
     M[:, :k, k] = 1.0
     M[:, k, :k] = 1.0
     rhs = np.zeros((n, k + 1, 1))
     rhs[:, k, 0] = 1.0
-    p = np.linalg.solve(M, rhs)[:, :k, 0]
-    p = np.maximum(p, 0.0)
-    return p / p.sum(axis=1, keepdims=True)
+    return np.linalg.solve(M, rhs)[:, :k, 0]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -336,9 +381,6 @@ class PairwiseCouplingSVC(ClassifierMixin, BaseEstimator):
         if not (isinstance(self.n_folds, Integral) and self.n_folds >= 2):
             raise ValueError(f"n_folds must be an integer >= 2, got {self.n_folds!r}")
 
-    def _svc(self, C: float) -> SVC:
-        return SVC(kernel="precomputed", C=C, tol=self.tol)
-
     def fit(self, K, y, origin_sq_dist=None):
         """Train the C(C−1)/2 pairwise SVMs and their Platt sigmoids.
 
@@ -373,8 +415,7 @@ class PairwiseCouplingSVC(ClassifierMixin, BaseEstimator):
                 yb = np.where(yi[idx] == i, 1, -1)
                 C = float(self.C) if self.C is not None else joachims_C_from_sq_distances(d2[idx])
                 Kp = K[np.ix_(idx, idx)]
-                svc = self._svc(C).fit(Kp, yb)
-                sv, coef, icpt = _binary_parts(svc)
+                sv, coef, icpt = _fit_binary(Kp, yb, C, self.tol)
                 dec = self._cv_decisions(Kp, yb, C, rng)
                 a_, b_ = platt_fit(dec, yb)
                 pairs.append((i, j))
@@ -427,8 +468,7 @@ class PairwiseCouplingSVC(ClassifierMixin, BaseEstimator):
             elif n_pos == 0:
                 dec[test] = -1.0
             else:
-                svc = self._svc(C).fit(Kp[np.ix_(train, train)], ytr)
-                sv, coef, icpt = _binary_parts(svc)
+                sv, coef, icpt = _fit_binary(Kp, yb, C, self.tol, keep=fold != f)
                 dec[test] = Kp[np.ix_(test, train[sv])] @ coef + icpt
         return dec
 
@@ -460,19 +500,27 @@ class PairwiseCouplingSVC(ClassifierMixin, BaseEstimator):
         With C > 2 classes the dense product ``Ks @ dual_coef_`` is mostly zeros: pair (i, j)
         only has support vectors of classes i and j. Summed per class block instead, each
         block times the C−1 pairs of its class, the work drops by a factor C(C−1)/2 / (C−1) = C/2.
+        Each block's product is written to its own columns of one array, and pair (i, j) then adds
+        its two columns (block i, then block j) to its intercept: the same additions in the same
+        order as accumulating into the pair columns, without C scattered read-modify-writes.
         """
         blocks = getattr(self, "_class_blocks", None)
         if blocks is None or self.classes_.size <= 2:
             return Ks @ self.dual_coef_ + self.intercept_
-        out = np.empty((Ks.shape[0], self.intercept_.size))
-        out[:] = self.intercept_
-        for start, stop, cols, coef in blocks:
-            out[:, cols] += Ks[:, start:stop] @ coef
+        layout, first, second, width = blocks
+        Y = np.empty((Ks.shape[0], width + 1))
+        Y[:, width] = 0.0  # the column of a class without support vectors
+        for start, stop, a, b, coef in layout:
+            np.matmul(Ks[:, start:stop], coef, out=Y[:, a:b])
+        out = np.take(Y, first, axis=1)
+        out += self.intercept_
+        out += np.take(Y, second, axis=1)
         return out
 
     def _pair_proba(self, dec: np.ndarray) -> np.ndarray:
         """Platt probabilities (n, P) of the pairs' first classes, clipped as LIBSVM does."""
-        return np.clip(platt_proba(dec, self.probA_, self.probB_), _MIN_PROB, 1.0 - _MIN_PROB)
+        p = platt_proba(dec, self.probA_, self.probB_)
+        return np.clip(p, _MIN_PROB, 1.0 - _MIN_PROB, out=p)
 
     def pairwise_proba(self, dec: np.ndarray) -> np.ndarray:
         """Pairwise probabilities (n, C, C), ``r[:, i, j]`` = P(i | i or j), from pairwise decisions."""
@@ -514,14 +562,32 @@ class PairwiseCouplingSVC(ClassifierMixin, BaseEstimator):
         return self.classes_[np.argmax(P, axis=1)]
 
 
-def _class_blocks(sv_class: np.ndarray, pairs: np.ndarray, dual: np.ndarray) -> list[tuple]:
-    """(start, stop, pair columns, dual block) per class, for support vectors sorted by class."""
-    blocks = []
+def _class_blocks(sv_class: np.ndarray, pairs: np.ndarray, dual: np.ndarray) -> tuple:
+    """Class-block layout of the decision product, for support vectors sorted by class.
+
+    Returns ``(layout, first, second, width)``: ``layout`` lists (start, stop, a, b, dual block) per class
+    with support vectors — rows start:stop of the support vectors, their products with the class's
+    pairs go to columns a:b of a work array; ``first[p]`` / ``second[p]`` are the work columns that
+    pair p = (i, j) adds for class i and class j (column ``width``, kept 0, for a class without
+    support vectors).
+    """
+    layout, first, second = [], {}, {}
+    width = 0
     for c in np.unique(sv_class):
         start, stop = np.searchsorted(sv_class, [c, c + 1])
         cols = np.flatnonzero((pairs[:, 0] == c) | (pairs[:, 1] == c))
-        blocks.append((int(start), int(stop), cols, np.ascontiguousarray(dual[start:stop][:, cols])))
-    return blocks
+        block = np.ascontiguousarray(dual[start:stop][:, cols])
+        layout.append((int(start), int(stop), width, width + cols.size, block))
+        for t, q in enumerate(cols):
+            (first if pairs[q, 0] == c else second)[int(q)] = width + t
+        width += cols.size
+    n_pairs = pairs.shape[0]
+    return (
+        layout,
+        np.array([first.get(q, width) for q in range(n_pairs)], dtype=np.intp),
+        np.array([second.get(q, width) for q in range(n_pairs)], dtype=np.intp),
+        width,
+    )
 
 
 def _log_posterior_scores(P: np.ndarray) -> np.ndarray:
@@ -534,6 +600,64 @@ def _binary_parts(svc: SVC) -> tuple[np.ndarray, np.ndarray, float]:
     # scikit-learn stores a binary SVC so that decision_function = K_sv @ dual_coef_[0] + intercept_
     # and positive means classes_[1] (= +1 here, classes_ being [-1, 1]).
     return svc.support_, svc.dual_coef_[0].copy(), float(svc.intercept_[0])
+
+
+#: class_weight that SVC(class_weight=None) hands to libsvm for two classes.
+_UNIT_WEIGHTS = np.ones(2)
+_NO_SAMPLE_WEIGHT = np.empty(0)
+
+
+def _fit_binary(
+    K: np.ndarray, yb: np.ndarray, C: float, tol: float, keep: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """Train ``SVC(kernel="precomputed", C=C, tol=tol)`` on ``K`` (n, n) and ``yb`` ∈ {−1, +1}.
+
+    With ``keep`` (n,) boolean, only the points ``keep`` are trained on (in their order), as if
+    ``K[np.ix_(keep, keep)]`` were passed; the support indices then count the kept points.
+
+    Returns :func:`_binary_parts` of the fitted machine. The pairwise classifier trains
+    (n_folds + 1)·C(C−1)/2 such machines per fit, on a few hundred points each: ``SVC.fit`` spends
+    ~10× longer validating its input and labels than libsvm spends solving (FSPP refits the
+    classifier at every elimination step). So libsvm is called directly, with exactly the arguments
+    ``SVC.fit`` passes (labels encoded 0/1 for ``classes_ = [-1, 1]``, unit class weights, 200 MB
+    cache, shrinking, no probability; the seed only matters for libsvm's probability CV, which is
+    off), and the sign flip SVC applies to two-class models. ``keep`` becomes sample weights 1/0:
+    libsvm drops zero-weight points before training and looks precomputed kernel values up by the
+    original index, so no submatrix is copied (the Platt CV trains five machines per pair). The
+    result is bitwise the same as through ``SVC`` on the submatrix (``tests/test_svm_coupling.py``
+    checks it); ``SVC`` is the fallback if the private binding is missing or refuses the call.
+    """
+    if _libsvm is not None:
+        try:
+            _libsvm.set_verbosity_wrap(0)  # a process-wide switch; SVC.fit sets it on every call too
+            support, _, _, dual, intercept, _, _, status, _ = _libsvm.fit(
+                np.ascontiguousarray(K, dtype=np.float64),
+                (np.asarray(yb) > 0).astype(np.float64),
+                svm_type=0,
+                kernel="precomputed",
+                degree=3,
+                gamma=0.0,
+                coef0=0.0,
+                tol=tol,
+                C=C,
+                nu=0.0,
+                epsilon=0.0,
+                class_weight=_UNIT_WEIGHTS,
+                sample_weight=_NO_SAMPLE_WEIGHT if keep is None else keep.astype(np.float64),
+                shrinking=1,
+                probability=0,
+                cache_size=200.0,
+                max_iter=-1,
+                random_seed=0,
+            )
+        except (TypeError, ValueError):  # pragma: no cover - another binding signature
+            pass
+        else:
+            if status == 0 and np.isfinite(dual).all() and np.isfinite(intercept).all():
+                return np.asarray(support, dtype=np.int32), -np.asarray(dual)[0], -float(intercept[0])
+    if keep is not None:
+        K, yb = K[np.ix_(keep, keep)], np.asarray(yb)[keep]
+    return _binary_parts(SVC(kernel="precomputed", C=C, tol=tol).fit(K, yb))
 
 
 class PairwiseKernelSVC(ClassifierMixin, BaseEstimator):
