@@ -112,11 +112,13 @@ def random_ranker(d: int) -> Callable[[int, int, np.random.Generator], np.ndarra
 
 
 class HtmlPage(HTMLParser):
-    """The ``<h2>`` headings, ``<img>`` sources and references to anything outside a page."""
+    """The ``<h2>`` headings, ``<img>`` sources (all, and the number under each heading) and references to
+    anything outside a page."""
 
     def __init__(self):
         super().__init__()
         self.headings, self.images, self.external = [], [], []
+        self.images_under: dict[str, int] = {}
         self._in_h2 = False
 
     def handle_starttag(self, tag, attrs):
@@ -125,6 +127,8 @@ class HtmlPage(HTMLParser):
             self._in_h2 = True
         if tag == "img":
             self.images.append(a.get("src", ""))
+            if self.headings:
+                self.images_under[self.headings[-1]] = self.images_under.get(self.headings[-1], 0) + 1
         for key in ("src", "href"):
             if tag in ("img", "script", "link") and a.get(key) and not a[key].startswith("data:"):
                 self.external.append(a[key])

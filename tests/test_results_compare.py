@@ -126,6 +126,32 @@ def test_selector_choice_include_all_keep_full_and_per_dataset(tmp_path):
     assert "note:" not in format_comparison(per)
 
 
+def _relabel_baseline(dirs, label):
+    """The baseline as a config may name it: selector label ``label``, selector name still ``all``."""
+    for d in dirs:
+        for name in ("results.csv", "rankings.csv"):
+            f = d / name
+            t = pd.read_csv(f, keep_default_na=False, dtype=str)
+            t.loc[t["selector"] == "all", "selector"] = label
+            t.to_csv(f, index=False)
+
+
+def test_a_baseline_labelled_otherwise_is_still_the_baseline(tmp_path):
+    plain = build_blocks(load_result_sets(_dirs(tmp_path / "plain")))
+    dirs = _dirs(tmp_path / "knnc")
+    _relabel_baseline(dirs, "KNNC")
+    sets = load_result_sets(dirs)
+    b = build_blocks(sets)
+    # left out by default as `all` is, with the same blocks (S = D dropped), values and note
+    assert b.selectors == plain.selectors == ["bad", "good", "mid"]
+    pd.testing.assert_frame_equal(b.values, plain.values)
+    assert any(n.startswith("KNNC: the all-features baseline") for n in b.notes)
+    assert "2 block(s) at S = D left out (same SVM for every ranker); --keep-full" in b.notes
+    every = build_blocks(sets, include_all=True)
+    assert "KNNC" in every.selectors and not any("no 'all' baseline" in n for n in every.notes)
+    assert list(every.values.index) == [("b", "ds_b", "linear", 30, D), ("b", "ds_b", "linear", 60, D)]
+
+
 def test_blocks_are_paired_over_repeats(tmp_path):
     dirs = _dirs(tmp_path)
     path = dirs[0] / "results.csv"

@@ -41,6 +41,7 @@ from fsbench.papers.sources import (
     same_value,
     select_rows,
 )
+from fsbench.papers.tables import pm
 from fsbench.papers.values import DEFAULT_REPEATS, ConfigInfo, _cards_dir, _entries, _entry_name
 from fsbench.stats import rank_shares, welch_from_summary
 
@@ -156,6 +157,16 @@ def judge_with_std(
     p = welch_from_summary(paper, paper_std, n_paper, ours, ours_std, n_ours)
     agree = within or (p == p and p >= ALPHA)
     return diff, within, p, "agree" if agree else "differ"
+
+
+def ours_text(c: CellResult, nd: int = 1) -> str:
+    """Our side of a cell: ``mean ± std (n = …)``; its verdict (or status) where there is no number, "—" for
+    an external cell."""
+    if c.status == "external":
+        return "—"
+    if c.ours != c.ours:
+        return c.verdict or c.status
+    return pm(c.ours, c.ours_std, nd) + (f" (n = {c.n_ours})" if c.n_ours else "")
 
 
 def _fmt_p(p: float) -> str:

@@ -48,6 +48,13 @@ def _ne(msg: str) -> CheckResult:
     return CheckResult(NOT_EVALUABLE, msg)
 
 
+def _not_run(exps: list[str], have: set[str], why: Callable[[str | None], str]) -> CheckResult | None:
+    """Not evaluable, with each absent experiment's reason, where an experiment of ``exps`` is not in
+    ``have``; ``None`` where all are."""
+    absent = [e for e in exps if e not in have]
+    return _ne("; ".join(f"`{e}`: {why(e)}" for e in absent)) if absent else None
+
+
 def _combine(flags: list[bool], aggregate: str) -> bool:
     if aggregate == "majority":
         return sum(flags) > len(flags) / 2
@@ -205,9 +212,8 @@ def _check_compare_experiments(
     exps = [str(e) for e in check.get("experiments") or []]
     if len(exps) != 2:
         return _ne("malformed check: `compare_experiments` needs two experiments")
-    missing = [e for e in exps if e not in have]
-    if missing:
-        return _ne("; ".join(f"`{e}`: {why(e)}" for e in missing))
+    if (absent := _not_run(exps, have, why)) is not None:
+        return absent
     (a, wa), (b, wb) = (_best_error(df[df["experiment"] == e], check) for e in exps)
     if a != a or b != b:
         return _ne("no results in the range for one of the experiments")
@@ -232,9 +238,8 @@ def _check_rank_share(
     exps = [str(e) for e in check.get("experiments") or []]
     if not exps:
         return _ne("malformed check: `rank_share` needs `experiments`")
-    missing = [e for e in exps if e not in have]
-    if missing:
-        return _ne("; ".join(f"`{e}`: {why(e)}" for e in missing))
+    if (absent := _not_run(exps, have, why)) is not None:
+        return absent
     shares = rank_shares(df[df["experiment"].isin(exps)])
     rank = check.get("rank", "first")
     val = float(check.get("value", 0.0))

@@ -34,6 +34,7 @@ from fsbench.papers.checks import (
     _check_significance,
     _combine,
     _ne,
+    _not_run,
     _quantify,
     _x_label,
 )
@@ -119,9 +120,8 @@ def evaluate_check(
     exps = experiments_of(src.get("experiment"))
     if not exps:
         return _ne("the check names no experiment")
-    absent = [e for e in exps if e not in have]
-    if absent:
-        return _ne("; ".join(f"`{e}`: {why(e)}" for e in absent))
+    if (absent := _not_run(exps, have, why)) is not None:
+        return absent
     met = metric(check.get("metric", "error"))
     x = check.get("x", "n_features")
     xl = _x_label(x)

@@ -30,11 +30,12 @@ from fsbench.papers.cells import (
     agreement_rule,
     compare_in_context,
     method_frame,
+    ours_text,
 )
 from fsbench.papers.claims import FAILS, HOLDS, NOT_CHECKABLE, NOT_EVALUABLE, evaluate_claim
 from fsbench.papers.readings import ReadingsReport
 from fsbench.papers.sources import experiments_of
-from fsbench.papers.tables import md_table
+from fsbench.papers.tables import md_table, pm
 from fsbench.papers.values import (
     DEFAULT_REPEATS,
     card_note,
@@ -77,20 +78,6 @@ def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
     return md_table(header, rows, escape=True).splitlines()
 
 
-def _pm(v: float, s: float | None, nd: int = 1) -> str:
-    if v != v:
-        return "–"
-    return f"{v:.{nd}f}" if s is None or s != s else f"{v:.{nd}f} ± {s:.{nd}f}"
-
-
-def _cell_ours(c: CellResult, nd: int = 1) -> str:
-    if c.status in ("external",):
-        return "—"
-    if c.ours != c.ours:
-        return c.verdict
-    return _pm(c.ours, c.ours_std, nd) + (f" (n = {c.n_ours})" if c.n_ours else "")
-
-
 def _unit(table: dict[str, Any]) -> str:
     if table["metric"] in ("error", "accuracy"):
         return f"{table['metric']} %"
@@ -119,8 +106,8 @@ def _error_table_md(table: dict[str, Any], cells: list[CellResult], ctx: _Ctx) -
             [
                 c.setting,
                 c.method + (f" ({c.quantity})" if c.quantity else ""),
-                _pm(c.paper, c.paper_std, nd) + (" (ext.)" if c.status == "external" else ""),
-                _cell_ours(c, nd),
+                pm(c.paper, c.paper_std, nd) + (" (ext.)" if c.status == "external" else ""),
+                ours_text(c, nd),
                 _fmt_diff(c.diff, nd),
                 _fmt_p(c.p) if c.p == c.p else "–",
                 verdict,
@@ -153,7 +140,7 @@ def _cpu_table_md(table: dict[str, Any], cells: list[CellResult]) -> list[str]:
                 c.method,
                 f"{c.paper:g}",
                 _fmt(c.paper_norm, 1),
-                _cell_ours(c),
+                ours_text(c),
                 f"{c.ours_seconds:.3g}" if c.ours_seconds == c.ours_seconds else "–",
                 _fmt_diff(c.diff),
                 f"×{c.ratio:.2g}" if c.ratio == c.ratio else "–",
@@ -211,7 +198,7 @@ def _paper_only_md(table: dict[str, Any]) -> list[str]:
     ext = {str(c["method"]) for c in cells if c.get("external")}
     grid: dict[str, dict[str, str]] = {}
     for c in cells:
-        v = _pm(float(c["value"]), float(c["std"]) if c.get("std") is not None else None)
+        v = pm(float(c["value"]), float(c["std"]) if c.get("std") is not None else None)
         grid.setdefault(_setting(c), {})[str(c["method"])] = v + (" ⚠" if c.get("doubtful") else "")
     header = ["setting", *(f"{m} (ext.)" if m in ext else m for m in methods)]
     rows = [[k, *(row.get(m, "") for m in methods)] for k, row in grid.items()]

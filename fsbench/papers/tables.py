@@ -19,6 +19,13 @@ def mean_std(values: pd.Series, fmt: str = "{:.3f}") -> str:
     return f"{fmt.format(float(v.mean()))} ± {fmt.format(float(v.std(ddof=1)))}"
 
 
+def pm(v: float, s: float | None, nd: int = 1) -> str:
+    """``v ± s`` with ``nd`` decimals, ``v`` alone where there is no std (None or NaN), "–" for NaN ``v``."""
+    if v != v:
+        return "–"
+    return f"{v:.{nd}f}" if s is None or s != s else f"{v:.{nd}f} ± {s:.{nd}f}"
+
+
 def md_table(header: list[str], rows: list[list[Any]], escape: bool = False) -> str:
     """A Markdown table (a trailing newline included); ``escape`` protects ``|`` and newlines in cells."""
 

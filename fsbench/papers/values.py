@@ -9,7 +9,8 @@ cells → values; this module imports none of the others):
 * what the comparison needs from each experiment config of the paper directory (:class:`ConfigInfo`:
   datasets, ``repeats``, the ``[D]`` defaults and caveats stated in its comments): :func:`read_configs`,
   :func:`config_defaults`;
-* the first sentence of a dataset card's notes, for the report's substitutions list: :func:`card_note`.
+* a dataset card's fields (:func:`read_card`) and the first sentence of its notes, for the report's
+  substitutions list (:func:`card_note`).
 
 Configs and cards are read as YAML text, not through :mod:`fsbench.config` (which imports
 :mod:`fsbench.algorithms`), so that the comparison imports no algorithm.
@@ -19,9 +20,11 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import yaml
@@ -259,19 +262,26 @@ def read_configs(config_dir: Path) -> dict[str, ConfigInfo]:
 
 
 @lru_cache(maxsize=256)
-def _card_notes(file: Path, mtime: float) -> str:
+def _read_card(file: Path, mtime: float) -> Mapping[str, Any]:
     try:
         card = _yaml_load(file.read_text(encoding="utf-8")) or {}
     except (OSError, yaml.YAMLError):
-        return ""
-    if not isinstance(card, dict):
-        return ""
-    return _first_sentence(card.get("notes") or card.get("description") or "")
+        return MappingProxyType({})
+    # read-only: the mapping is cached and shared by every caller
+    return MappingProxyType(card if isinstance(card, dict) else {})
+
+
+def read_card(name: str, cards_dir: Path | None = None) -> Mapping[str, Any] | None:
+    """A dataset card's fields, read-only ({} if unreadable; ``None`` if there is no card ``name``)."""
+    f = Path(cards_dir if cards_dir is not None else _cards_dir()) / f"{name}.yaml"
+    if not f.is_file():
+        return None
+    return _read_card(f, f.stat().st_mtime)
 
 
 def card_note(name: str, cards_dir: Path | None = None) -> str | None:
     """First sentence of a dataset card's ``notes`` (``None`` if there is no card ``name``)."""
-    f = Path(cards_dir if cards_dir is not None else _cards_dir()) / f"{name}.yaml"
-    if not f.is_file():
+    card = read_card(name, cards_dir)
+    if card is None:
         return None
-    return _card_notes(f, f.stat().st_mtime)
+    return _first_sentence(card.get("notes") or card.get("description") or "")

@@ -102,6 +102,10 @@ def write_experiment_tables(results_dir: Path) -> list[ExperimentTables]:
     return out
 
 
+#: Titles of the report sections written by :func:`analysis_markdown` (``--html`` adds their figures).
+STABILITY_SECTION = "Stability of the selected subsets"
+GROUND_TRUTH_SECTION = "Ground truth: recovery of the relevant features"
+
 STABILITY_LEGEND = (
     "Stability of the top-S subsets across repeats: Kuncheva's consistency index (mean over pairs of "
     "repeats) and the Nogueira–Sechidis–Brown (2018) estimator Φ̂ with its 95 % confidence interval "
@@ -196,20 +200,20 @@ def ground_truth_markdown(et: ExperimentTables, rel: str) -> list[str]:
 
 
 def analysis_markdown(tables: list[ExperimentTables], root: Path) -> list[str]:
-    """The report sections "Stability of the selected subsets" and (where relevant features are known)
-    "Ground truth: recovery of the relevant features" (``--html`` adds the figures of the same analyses)."""
+    """The report sections :data:`STABILITY_SECTION` and (where relevant features are known)
+    :data:`GROUND_TRUTH_SECTION` (``--html`` adds the figures of the same analyses to them)."""
     root = Path(root).resolve()
 
     def rel(p: Path) -> str:
         return p.relative_to(root).as_posix() if p.is_relative_to(root) else p.as_posix()
 
-    lines = ["## Stability of the selected subsets", "", STABILITY_LEGEND, ""]
+    lines = [f"## {STABILITY_SECTION}", "", STABILITY_LEGEND, ""]
     lines += ["Full tables: `<experiment>/stability.csv` and `stability.md`.", ""]
     for et in sorted(tables, key=lambda e: rel(e.path.resolve())):
         lines += stability_markdown(et, rel(et.path.resolve()))
     gt = [et for et in tables if not et.success.empty]
     if gt:
-        lines += ["## Ground truth: recovery of the relevant features", "", GROUND_TRUTH_LEGEND, ""]
+        lines += [f"## {GROUND_TRUTH_SECTION}", "", GROUND_TRUTH_LEGEND, ""]
         for et in sorted(gt, key=lambda e: rel(e.path.resolve())):
             lines += ground_truth_markdown(et, rel(et.path.resolve()))
     return lines

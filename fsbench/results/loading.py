@@ -16,8 +16,20 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-#: The all-features baseline: evaluated only at S = D, and its "ranking" is an arbitrary order.
-BASELINE = "all"
+from fsbench.stats import BASELINE  # the all-features selector's name, evaluated only at S = D
+
+
+def baseline_labels(results: pd.DataFrame | None) -> set[str]:
+    """Labels of the all-features baseline in a ``results.csv`` table: ``all`` and every label the ``all``
+    selector runs under (a config may name it, e.g. ``KNNC``).
+
+    The one rule by which the analyses recognise the baseline: it is evaluated only at S = D, and its
+    "ranking" is an arbitrary order.
+    """
+    if results is None or "selector_name" not in results.columns:
+        return {BASELINE}
+    names = results["selector_name"].astype(str)
+    return {BASELINE, *results.loc[names == BASELINE, "selector"].astype(str)}
 
 
 @dataclass
@@ -33,12 +45,8 @@ class ResultSet:
 
     @property
     def baseline_labels(self) -> set[str]:
-        """Labels of the all-features baseline: ``all`` and any label of the ``all`` selector (a config
-        may name it, e.g. ``KNNC``)."""
-        r = self.results
-        if r is None or "selector_name" not in r.columns:
-            return {BASELINE}
-        return {BASELINE, *r.loc[r["selector_name"].astype(str) == BASELINE, "selector"].astype(str)}
+        """Labels of the all-features baseline in this directory (:func:`baseline_labels`)."""
+        return baseline_labels(self.results)
 
     def rankers(self) -> pd.DataFrame:
         """Rows of ``rankings.csv`` with a ranking of the input features: not the baseline (whose order is

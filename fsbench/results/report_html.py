@@ -8,11 +8,13 @@ The page holds, in order: the sections of ``REPORT.md`` (paper vs ours tables, c
   diagram and Holm-corrected Wilcoxon tests over the (directory, dataset, kernel, n_train, S) blocks where
   every compared selector has results (:mod:`fsbench.results.compare`); a sentence where that is not
   possible (e.g. one dataset, or no selector common to all directories);
-* **Stability** — Kuncheva's index and Nogueira et al.'s estimator with its CI at each S, and the
-  error-vs-stability view (:mod:`fsbench.results.stability`);
-* **Ground truth** — where the dataset's relevant features are known (the Weston toys;
-  :mod:`fsbench.results.ground_truth`);
 * **Provenance** — config hash, commit(s), package versions and times of every run (``run.json``).
+
+Stability and ground truth are shown once, in REPORT.md's own sections
+(:mod:`fsbench.results.experiment_tables`): their tables, with the figures of the same analyses added after
+the section's introduction — the error-vs-stability view (:mod:`fsbench.results.stability`) and the
+recovery curves where the relevant features are known (:mod:`fsbench.results.ground_truth`). A report
+without such a section gets one, with the full table.
 
 Diagnostics' tables (their own columns) are not analysed here; their figures enter through REPORT.md.
 """
@@ -24,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from fsbench.results.compare import _console_md, compare_selectors
+from fsbench.results.experiment_tables import GROUND_TRUTH_SECTION, STABILITY_SECTION
 from fsbench.results.ground_truth import ground_truth_tables, plot_ground_truth
 from fsbench.results.html import Image, Provenance, Section, write_html
 from fsbench.results.loading import ResultSet, load_result_sets
@@ -72,9 +75,26 @@ def _experiment_sets(results_dir: Path) -> list[ResultSet]:
     return [s for s in load_result_sets([results_dir]) if "selector_name" in s.results.columns]
 
 
-def analysis_sections(sets: list[ResultSet], alpha: float = 0.05) -> list[Section]:
-    """Across-datasets comparison, stability, ground truth and provenance of ``sets``."""
-    sections = []
+def _add_figures(sections: list[Section], title: str, figures: list[Image], tables: list[Any]) -> None:
+    """Put ``figures`` into the section ``title`` after its introduction (the text before its first ``###``
+    heading); where there is no such section, append one holding ``figures`` and ``tables``."""
+    sec = next((x for x in sections if x.title == title), None)
+    if sec is None:
+        sections.append(Section(title, [*figures, *tables]))
+        return
+    first = sec.items[0] if sec.items else ""
+    m = re.search(r"^### ", first, re.M) if isinstance(first, str) else None
+    intro, rest = (first[: m.start()], first[m.start() :]) if m else (first, "")
+    sec.items[:1] = [x for x in (intro, *figures, rest) if not isinstance(x, str) or x.strip()]
+
+
+def analysis_sections(
+    sets: list[ResultSet], alpha: float = 0.05, report: list[Section] | None = None
+) -> list[Section]:
+    """The page's sections: ``report`` (REPORT.md's sections, changed in place) with the figures of its
+    stability and ground-truth sections, then the across-datasets comparison and the provenance of ``sets``.
+    """
+    sections = report if report is not None else []
     try:
         comp = compare_selectors(sets, alpha=alpha)
         n, k = comp.friedman.n_blocks, comp.friedman.k
@@ -99,21 +119,21 @@ def analysis_sections(sets: list[ResultSet], alpha: float = 0.05) -> list[Sectio
         sections.append(Section("Selectors across datasets", [f"Not computed: {exc}"]))
     stab = stability_table(sets, alpha=alpha)
     if not stab.empty:
-        items: list[Any] = [
+        fig = plot_error_vs_stability(stab, "error", alpha)
+        caption = "mean error vs stability (filled: Pareto-optimal at their S)"
+        figs = [Image(fig, caption)] if fig is not None else []
+        legend = (
             "Kuncheva's consistency index and the Nogueira–Sechidis–Brown (2018) estimator with its "
             f"{100 * (1 - alpha):g} % confidence interval, of the top-S subsets across repeats "
             "(NaN at S = D)."
-        ]
-        fig = plot_error_vs_stability(stab, "error", alpha)
-        if fig is not None:
-            items.append(Image(fig, "mean error vs stability (filled: Pareto-optimal at their S)"))
-        sections.append(Section("Stability", [*items, stab]))
+        )
+        _add_figures(sections, STABILITY_SECTION, figs, [legend, stab])
     share, success = ground_truth_tables(sets, alpha=alpha)
     if not success.empty:
         figs = [
             Image(f, f"{key[0]}: {key[1]}, {key[2]}") for key, f in plot_ground_truth(share, success, alpha)
         ]
-        sections.append(Section("Ground truth (synthetic data)", [*figs, success, share]))
+        _add_figures(sections, GROUND_TRUTH_SECTION, figs, [success, share])
     sections.append(Section("Provenance", [Provenance({s.source: s.run or {} for s in sets})]))
     return sections
 
@@ -127,5 +147,5 @@ def write_report_html(report_md: Path, results_dir: Path, out: Path | None = Non
     sections = markdown_sections(text, report_md.parent)
     sets = _experiment_sets(results_dir)
     if sets:
-        sections += analysis_sections(sets)
+        sections = analysis_sections(sets, report=sections)
     return write_html(out, sections, title=first)

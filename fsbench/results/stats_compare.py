@@ -22,11 +22,12 @@ A block is one (result directory, dataset, kernel, n_train, S) in which every co
 least one ``ok`` repeat; the block value of a selector is its mean over the repeats in which *all*
 compared selectors are ``ok`` (the splits are shared, so the means stay paired). Blocks at S = D are
 left out by default: there every input-feature ranker trains the same SVM on all features, so the
-errors are identical by construction and the block only adds ties. The all-features baseline ``all``
-exists only at S = D and is therefore left out unless asked for. Blocks of one dataset at different S
-are *not* independent (nested feature sets, the same splits), which the Friedman test assumes; the
-p-values are therefore optimistic. ``per_dataset=True`` first averages the metric over the S grid, giving
-one block per (directory, dataset, kernel, n_train): fewer, but independent, blocks.
+errors are identical by construction and the block only adds ties. The all-features baseline (selector
+``all``, whatever its label: :func:`fsbench.results.loading.baseline_labels`) exists only at S = D and is
+therefore left out unless asked for. Blocks of one dataset at different S are *not* independent (nested
+feature sets, the same splits), which the Friedman test assumes; the p-values are therefore optimistic.
+``per_dataset=True`` first averages the metric over the S grid, giving one block per (directory, dataset,
+kernel, n_train): fewer, but independent, blocks.
 
 Library choice
 --------------
@@ -437,7 +438,9 @@ def _full_set_sizes(sets: list[ResultSet]) -> dict[tuple[str, str], int]:
     for s in sets:
         for ds, d in s.n_features.items():
             sizes[(s.source, ds)] = d
-        base = s.results[(s.results["selector"] == BASELINE) & (s.results["status"] == "ok")]
+        base = s.results[
+            s.results["selector"].astype(str).isin(s.baseline_labels) & (s.results["status"] == "ok")
+        ]
         for ds, d in base.groupby("dataset")["n_features"].max().items():
             sizes.setdefault((s.source, str(ds)), int(d))
     return sizes
@@ -461,8 +464,8 @@ def build_blocks(
         A numeric column of ``results.csv`` where lower is better (``error``, ``balanced_error``,
         ``fit_cpu_s``).
     selectors : sequence of str, optional
-        Selector labels to compare; default: those present in every directory (the baseline ``all``
-        only with ``include_all``).
+        Selector labels to compare; default: those present in every directory (the all-features baseline,
+        whatever its label, only with ``include_all``).
     include_all : bool
         Keep the all-features baseline (it exists only at S = D, so only S = D blocks remain).
     keep_full : bool
@@ -483,6 +486,7 @@ def build_blocks(
     ok = df[df["status"] == "ok"]
     present = {s.source: set(ok.loc[ok["source"] == s.source, "selector"]) for s in sets}
     union = set().union(*present.values())
+    baseline = set().union(*(s.baseline_labels for s in sets)) & union
     notes: list[str] = []
     if selectors:
         unknown = [x for x in selectors if x not in union]
@@ -491,19 +495,19 @@ def build_blocks(
         chosen = list(dict.fromkeys(selectors))
     else:
         common = set.intersection(*present.values())
-        chosen = sorted(common - ({BASELINE} if not include_all else set()))
+        chosen = sorted(common - (baseline if not include_all else set()))
         for sel in sorted(union - set(chosen)):
-            if sel == BASELINE and not include_all:
+            if sel in baseline and not include_all:
                 notes.append(f"{sel}: the all-features baseline (only at S = D) is left out; --include-all")
             else:
                 missing = [src for src, p in present.items() if sel not in p]
                 notes.append(f"{sel}: left out, absent from {', '.join(missing)}; --selector to choose")
-    if include_all and BASELINE not in union:
+    if include_all and not baseline:
         notes.append(f"--include-all: these results have no '{BASELINE}' baseline")
     if len(chosen) < 2:
         raise CompareError(f"need at least 2 selectors to compare, got {chosen}")
     d = ok[ok["selector"].isin(chosen)]
-    if not keep_full and BASELINE not in chosen:
+    if not keep_full and not baseline & set(chosen):
         sizes = _full_set_sizes(sets)
         full = np.array(
             [
