@@ -58,7 +58,9 @@ bench-scale: install
 # diagnostics — files with a `diagnostic:` key — by `fsbench diagnose`), derived from the files themselves:
 #   make reproduce-<paper>-<config stem>   -> results/<paper>/<config stem>/ (resumable: run it again to continue)
 #   make reproduce-<paper>                 every available config of the paper, then its REPORT.md
-#   make report-<paper>                    REPORT.md from the committed tables (no computing)
+#   make report-<paper>                    REPORT.md from the committed tables (no computing); compared with
+#                                          the paper when configs/<paper>/paper_values.yaml exists
+#                                          (configs/scale/ is not a paper: a plain report)
 # Per-experiment execution settings (e.g. `jobs: 1` for CPU-time tables) live in the configs. Configs whose
 # dataset is not available (marked "DATASET NOT AVAILABLE") keep their target, which refuses with one line;
 # the paper targets skip them.
@@ -81,7 +83,7 @@ define paper_target
 reproduce-$(1): $(foreach c,$(filter-out $(UNAVAILABLE),$(filter configs/$(1)/%,$(CONFIGS))),$(call target_of,$(c)))
 	$(MAKE) --no-print-directory report-$(1)
 report-$(1): install
-	$(BIN)/fsbench report results/$(1) --paper $(1)
+	$(BIN)/fsbench report results/$(1)$(if $(wildcard configs/$(1)/paper_values.yaml), --paper $(1))
 endef
 $(foreach p,$(PAPERS),$(eval $(call paper_target,$(p))))
 
