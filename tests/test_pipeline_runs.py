@@ -394,7 +394,8 @@ def test_paul2015_report_on_a_tiny_run(user_runs):
     res = cli("report", results, "--paper", "paul2015")
     assert res.exit_code == 0, res.stderr
     text = (results / "REPORT.md").read_text()
-    assert text.startswith("# Paul et al. 2015 — paul2015_clinical_bcr (generated tables)")
+    assert text.startswith("# Paul et al. 2015 — paul2015_clinical_bcr\n")
+    assert "**The agreement rule**" in text  # the one rule, stated in every paper report
     ks, n_train, n_test = _hepatitis_protocol()
     assert f"## hepatitis: D = 19, 2 resamples, n_train = {n_train}, n_test = {n_test}" in text
     assert "BCR (mean ± sd over resamples)" in text and "Kuncheva index of the top-k sets" in text
