@@ -430,6 +430,13 @@ def render_markdown(out: Path) -> str:
     from benchmarks.scale import render_section
 
     lines += render_section(out)  # (d), written by `python -m benchmarks.scale`
+    # the random-feature path has its own study (python -m benchmarks.rff_agreement)
+    if (out / "RFF.md").exists():
+        lines += [
+            "",
+            "The random-feature path (`approximation: rff`): ranking agreement with exact SAS as m grows, "
+            "time per iteration at N = 1k–50k and the N = 10⁶ fit are in [RFF.md](RFF.md).",
+        ]
     if "e" in docs:
         d = docs["e"]
         lines += [
