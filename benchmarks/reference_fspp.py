@@ -27,10 +27,8 @@ from sklearn.svm import SVC
 from sklearn.utils import check_random_state
 
 from fsbench.algorithms.base import constant_features_last, ranking_from_order
+from fsbench.algorithms.feature_statistics import column_statistic, feature_statistic, gram_from_statistic
 from fsbench.algorithms.kernels import (
-    column_statistic,
-    feature_statistic,
-    gram_from_statistic,
     joachims_C_from_sq_distances,
     make_kernel,
     origin_sq_distances,

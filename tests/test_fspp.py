@@ -3,13 +3,13 @@
 import numpy as np
 import pytest
 
-from fsbench.algorithms.kernels import (
+from fsbench.algorithms.feature_statistics import (
     ColumnReplacement,
-    Kernel,
     feature_statistic,
     gram_from_statistic,
     permuted_column_grams,
 )
+from fsbench.algorithms.kernels import Kernel
 from fsbench.algorithms.sensitivity import FSPP
 from fsbench.algorithms.svm import PairwiseKernelSVC
 
@@ -160,7 +160,11 @@ def test_partial_sum_stops_just_above_the_limit(monkeypatch):
     from sklearn.utils import check_random_state
 
     from fsbench.algorithms import sensitivity
-    from fsbench.algorithms.kernels import ColumnReplacement, feature_statistic, gram_from_statistic
+    from fsbench.algorithms.feature_statistics import (
+        ColumnReplacement,
+        feature_statistic,
+        gram_from_statistic,
+    )
 
     monkeypatch.setattr(sensitivity, "_BLOCK_BYTES", 1)  # blocks of 32 rows
     X, y = _problem(6, n=120, d=4)

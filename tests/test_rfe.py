@@ -5,16 +5,14 @@ import pytest
 from sklearn.feature_selection import RFE
 from sklearn.svm import SVC
 
-from fsbench.algorithms import kernels
-from fsbench.algorithms.kernels import (
-    Kernel,
+from fsbench.algorithms import feature_statistics
+from fsbench.algorithms.feature_statistics import (
     feature_statistic,
     gram_from_statistic,
-    joachims_C,
-    make_kernel,
     removal_contractions,
     replaced_column_gram,
 )
+from fsbench.algorithms.kernels import Kernel, joachims_C, make_kernel
 from fsbench.algorithms.rfe import SVMRFE, elimination_schedule, n_to_remove
 
 
@@ -54,7 +52,7 @@ KERNELS = [
 @pytest.mark.parametrize("block", [None, 50])
 def test_removal_contractions_match_recomputed_gram(kern, block, monkeypatch):
     if block is not None:  # force several feature blocks
-        monkeypatch.setattr(kernels, "_REMOVAL_BLOCK", block)
+        monkeypatch.setattr(feature_statistics, "_REMOVAL_BLOCK", block)
     rng = np.random.default_rng(7)
     X = rng.normal(size=(30, 9))
     a = rng.normal(size=30)

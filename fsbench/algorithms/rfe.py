@@ -6,7 +6,7 @@ feature f by the change of :math:`W^2(\alpha) = \breve\alpha^\top K\breve\alpha`
 lowest-scoring features. Features eliminated later rank better; the last survivor ranks 1.
 
 Criterion, with :math:`W^2_{(-f)} = \breve\alpha^\top K^{(-f)}\breve\alpha`
-(:func:`fsbench.algorithms.kernels.removal_contractions`, all f at once):
+(:func:`fsbench.algorithms.feature_statistics.removal_contractions`, all f at once):
 
 * ``"signed"`` (Guyon 2002; Spider's ``rfe``, used by Ramona 2012):
   :math:`DJ(f) = \tfrac12(W^2 - W^2_{(-f)})`, remove the smallest;
@@ -23,7 +23,7 @@ over the one-vs-one machines instead.)
 
 Implementation: the SVMs use ``SVC(kernel="precomputed")``. The feature-additive part of the
 kernel (:math:`XX^\top`, or the squared distances for RBF;
-:func:`fsbench.algorithms.kernels.feature_statistic`) is computed once and *downdated* after each
+:func:`fsbench.algorithms.feature_statistics.feature_statistic`) is computed once and *downdated* after each
 elimination (:math:`S \leftarrow S - X_rX_r^\top`), so an iteration costs O(N²·r) for the Gram
 matrix instead of O(N²·D), plus the SVM and the criterion (O(N·D) linear; O(m²·D) RBF and
 polynomial over the m support vectors).
@@ -57,13 +57,8 @@ import numpy as np
 from sklearn.svm import SVC
 
 from fsbench.algorithms.base import BaseSelector, ranking_from_order
-from fsbench.algorithms.kernels import (
-    feature_statistic,
-    gram_from_statistic,
-    joachims_C,
-    make_kernel,
-    removal_contractions,
-)
+from fsbench.algorithms.feature_statistics import feature_statistic, gram_from_statistic, removal_contractions
+from fsbench.algorithms.kernels import joachims_C, make_kernel
 
 CRITERIA = ("signed", "abs")
 C_SCHEDULES = ("per_step", "once")

@@ -43,8 +43,8 @@ score above (the same numbers up to round-off, so the same eliminations:
   and the posteriors of a row depend only on (row, new value), so each distinct pair is evaluated
   once and weighted by how often it occurs (USPS: 59 % of the R·N rows remain);
 * a replaced column changes one term of the feature-additive kernel statistic
-  (:class:`fsbench.algorithms.kernels.ColumnReplacement`): for RBF a kernel row is three gathers and
-  two products against the support vectors, from K and per-value tables, not a new Gram matrix;
+  (:class:`fsbench.algorithms.feature_statistics.ColumnReplacement`): for RBF a kernel row is three
+  gathers and two products against the support vectors, from K and per-value tables, not a new Gram matrix;
   rows are built in cache-sized blocks and fed straight into the pairwise decision product, which
   only multiplies each class's support vectors with that class's C−1 pairs; the Wu–Lin–Weng
   coupling is a Gaussian elimination vectorised over the rows;
@@ -72,7 +72,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from fsbench.algorithms.base import BaseSelector, ranking_from_order
-from fsbench.algorithms.kernels import ColumnReplacement, feature_statistic, gram_from_statistic
+from fsbench.algorithms.feature_statistics import ColumnReplacement, feature_statistic, gram_from_statistic
 from fsbench.algorithms.rfe import check_step, n_to_remove
 from fsbench.algorithms.svm import PairwiseKernelSVC
 
