@@ -22,12 +22,17 @@ come from the config (``classifier: {name, C, class_weight, k}``, :class:`fsbenc
 
 To add a classifier: a function with the signature of :func:`_svm` and one line in :data:`CLASSIFIERS`
 (plus its options in :data:`fsbench.config.CLASSIFIER_OPTIONS`).
+
+Under ``selection: per_pair`` (:mod:`fsbench.pairwise`) every pair of classes has its own feature subset,
+so there is no single Z: :func:`fit_predict_per_pair` trains the pairwise machines of ``svm`` (voting) or
+``svm_coupling`` (Platt + Hastie–Tibshirani) one pair at a time, each on its own columns.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import combinations
 from typing import Any
 
 import numpy as np
@@ -127,3 +132,93 @@ def fit_predict(
     return CLASSIFIERS[protocol.classifier](
         Z_tr, y_tr, Z_te, kernel, protocol, categorical=categorical, random_state=random_state
     )
+
+
+def fit_predict_per_pair(
+    X_tr: np.ndarray,
+    y_tr: np.ndarray,
+    X_te: np.ndarray,
+    columns: Sequence[np.ndarray],
+    kernel: Any,
+    protocol: Any,
+    *,
+    random_state: int | None = None,
+) -> Fitted:
+    r"""One-vs-one machines, each on its own feature subset, combined as the protocol's classifier does.
+
+    Pair (a, b), a < b, in the order of :func:`itertools.combinations` (libsvm's), is trained on the
+    training points of classes a and b restricted to ``columns[p]``; its kernel's width rule is resolved on
+    those points and columns, and C is Joachims' Ĉ on them (or the protocol's fixed C), as the pairs of the
+    global ``svm_coupling`` get theirs.
+
+    * ``svm_coupling``: each pair's machine is a two-class :class:`PairwiseCouplingSVC` (its Platt sigmoid
+      fitted on an internal 5-fold CV; the folds of all pairs come from one generator seeded by
+      ``random_state``, taken in pair order as the global classifier takes it); its
+      :math:`r_{ab}(x) = P(a \mid a \text{ or } b, x)` on the test points are coupled by
+      Hastie–Tibshirani with weights :math:`n_{ab}` (the pair's training points), and the prediction is
+      the class of largest coupled probability.
+    * ``svm``: each pair is ``SVC(kernel="precomputed")``; the prediction is the majority vote of the
+      pairs (ties to the lower class index).
+
+    Parameters
+    ----------
+    X_tr, X_te : ndarray of shape (n, D)
+        Training and test data with all D features.
+    y_tr : ndarray of shape (n_train,)
+        Class indices 0..C-1.
+    columns : sequence of C(C-1)/2 integer arrays
+        The feature columns of each pair.
+    kernel, protocol, random_state
+        As for :func:`fit_predict`.
+
+    Returns
+    -------
+    Fitted
+        Predictions, and the mean of the pairs' C.
+    """
+    from fsbench.algorithms.kernels import origin_sq_distances
+    from fsbench.algorithms.svm import PairwiseCouplingSVC, couple_hastie_tibshirani
+
+    if protocol.classifier not in ("svm", "svm_coupling"):
+        raise ValueError(
+            f"per-pair selection needs the svm or svm_coupling classifier, got {protocol.classifier!r}"
+        )
+    classes = np.unique(y_tr)
+    pairs = list(combinations(range(classes.size), 2))
+    if len(columns) != len(pairs):
+        raise ValueError(
+            f"expected {len(pairs)} column subsets (one per pair of classes), got {len(columns)}"
+        )
+    fixed_C = None if protocol.C == "joachims" else float(protocol.C)
+    rng = np.random.RandomState(random_state)  # one stream over the pairs, in pair order
+    n, k = X_te.shape[0], classes.size
+    r = np.zeros((n, k, k))
+    votes = np.zeros((n, k))
+    weights = np.zeros((k, k))
+    Cs = []
+    for (a, b), cols in zip(pairs, columns, strict=True):
+        cols = np.asarray(cols, dtype=int)
+        idx = np.flatnonzero((y_tr == classes[a]) | (y_tr == classes[b]))
+        Z_tr, Z_te = X_tr[np.ix_(idx, cols)], X_te[:, cols]
+        kern = _kernel(kernel).resolved(Z_tr)
+        K_tr, K_te = kern.gram(Z_tr), kern.gram(Z_te, Z_tr)
+        if protocol.classifier == "svm_coupling":
+            clf = PairwiseCouplingSVC(C=fixed_C, random_state=rng)
+            # labels 0 = class a, 1 = class b: the machine's only pair (0, 1) gives P(a | a or b)
+            clf.fit(
+                K_tr, (y_tr[idx] == classes[b]).astype(int), origin_sq_dist=origin_sq_distances(kern, Z_tr)
+            )
+            r[:, a, b] = clf.pairwise_proba(clf.pairwise_decision(K_te))[:, 0, 1]
+            weights[a, b] = weights[b, a] = idx.size
+            Cs.append(float(clf.pair_C_[0]))
+        else:
+            c = joachims_C(kern, Z_tr) if fixed_C is None else fixed_C
+            svc = SVC(kernel="precomputed", C=c, class_weight=protocol.class_weight).fit(K_tr, y_tr[idx])
+            np.add.at(votes, (np.arange(n), np.searchsorted(classes, svc.predict(K_te))), 1)
+            Cs.append(c)
+    if protocol.classifier == "svm_coupling":
+        proba = couple_hastie_tibshirani(r, weights)[0]
+        pred = np.argmax(proba, axis=1)
+    else:
+        pred = np.argmax(votes, axis=1)  # the first maximum: ties go to the lower class
+    return Fitted(classes[pred], float(np.mean(Cs)))

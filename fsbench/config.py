@@ -35,6 +35,12 @@ CLASSIFIER_OPTIONS: dict[str, set[str]] = {
 CLASSIFIERS = tuple(CLASSIFIER_OPTIONS)
 CLASS_WEIGHTS = ("balanced",)
 TEST_MODES = ("rest", "official")
+#: Where the selector runs (``protocol.selection``): ``global`` — once on the training set, one top-S subset
+#: for the final classifier; ``per_pair`` — once per pair of classes on that pair's training points, each
+#: pairwise machine on its own pair's top-S (:mod:`fsbench.pairwise`; Ramona 2012 Table II's "pairwise scheme"
+#: read per pair). Per-pair selection needs a pairwise classifier.
+SELECTION_MODES = ("global", "per_pair")
+PER_PAIR_CLASSIFIERS = ("svm", "svm_coupling")
 
 #: Keys of an experiment config. ``jobs`` is an execution setting (e.g. 1 for CPU-time tables): it caps
 #: ``--jobs`` and is left out of the config hash, since it cannot change a result.
@@ -70,6 +76,7 @@ PROTOCOL_KEYS = {
     "n_select",
     "classifier",
     "k",
+    "selection",
 }
 KERNEL_KEYS = {"name", "gamma", "degree", "offset", "scale"}
 SELECTOR_KEYS = {"name", "params", "label"}
@@ -87,6 +94,7 @@ DEFAULT_PROTOCOL: dict[str, Any] = {
     "classifier": "svm",
     "k": 1,
     "folds": None,
+    "selection": "global",
 }
 
 
@@ -141,6 +149,7 @@ class ProtocolConfig:
     k: int = 1  # neighbours of the knn classifier
     folds: int | None = None  # k-fold: each repeat is a stratified partition into `folds` parts
     class_weight: str | None = None  # "balanced": the final SVM weights classes by inverse frequency
+    selection: str = "global"  # SELECTION_MODES: one subset for all classes, or one per pair of classes
 
 
 @dataclass(frozen=True)
@@ -643,6 +652,17 @@ class _Validator:
                     where("n_select"), f"n_select ({n_select}) must not exceed n_train {list(n_train)}"
                 )
         clf, C, k_nn, class_weight = self.classifier(merged, where)
+        selection = merged["selection"]
+        if selection not in SELECTION_MODES:
+            raise self.err(
+                where("selection"), f"expected one of {', '.join(SELECTION_MODES)}, got {selection!r}"
+            )
+        if selection == "per_pair" and clf not in PER_PAIR_CLASSIFIERS:
+            raise self.err(
+                where("selection"),
+                f"per_pair selection needs a pairwise classifier "
+                f"({', '.join(PER_PAIR_CLASSIFIERS)}), got {clf!r}",
+            )
         keys = {k: where(k) for k in PROTOCOL_KEYS}
         if isinstance(merged["classifier"], dict):  # options given inside the classifier mapping
             keys.update({k: f"{where('classifier')}.{k}" for k in ("C", "k") if k in merged["classifier"]})
@@ -660,6 +680,7 @@ class _Validator:
             k=k_nn,
             folds=folds,
             class_weight=class_weight,
+            selection=selection,
         ), keys
 
     def train_sizes(self, x, kp: str) -> tuple[int | float, ...]:

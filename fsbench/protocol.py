@@ -28,6 +28,9 @@ Per task (Ramona 2012 §V; ALGORITHMS.md §0.2, §5, §13):
    features of the *same* training set; record the test error and the balanced error, and the
    selector's scalar diagnostics (``n_iter_``, ``converged_``, ``n_evaluations_``,
    ``criterion_value_``, ``subset_``) where it has them.
+
+Under ``selection: per_pair`` steps 3–4 run per pair of classes instead (:mod:`fsbench.pairwise`): the
+selector is fitted on each pair's training points and each pairwise machine uses its own pair's top-S.
 """
 
 from __future__ import annotations
@@ -46,9 +49,10 @@ from sklearn.metrics import balanced_accuracy_score
 
 from fsbench.algorithms.kernels import resolve_gamma
 from fsbench.algorithms.registry import get_selector, resolve
-from fsbench.classifiers import fit_predict
+from fsbench.classifiers import fit_predict, fit_predict_per_pair
 from fsbench.config import KernelConfig, ProtocolConfig, SelectorConfig
 from fsbench.data import SyntheticDataset, open_dataset
+from fsbench.pairwise import fit_per_pair
 from fsbench.plugins import is_user_class
 from fsbench.resampling import (  # noqa: F401  (re-exported: the protocol's public vocabulary)
     MAX_REDRAWS,
@@ -427,6 +431,48 @@ def failed_result(task: Task, message: str, tb: str | None = None) -> TaskResult
     return TaskResult(task.task_id, [row], ranking, "failed", traceback=tb, code_hash=task.code_hash)
 
 
+def _per_pair_rows(task: Task, selector, X_sel, y_sel, data: TaskData, perm, ranking) -> list[dict]:
+    """Result rows of a ``selection: per_pair`` task: steps 3–4 run per pair of classes."""
+    p = task.protocol
+    D = data.X_tr.shape[1]
+    cls = type(selector)  # (a user class without ``kind`` is checked by its fitted ranking_, fit_per_pair)
+    if getattr(cls, "subset_size_param", None) is not None or getattr(cls, "kind", None) == "transform":
+        raise ValueError("per-pair selection needs a ranker, not a subset search or a transformer")
+    if getattr(selector, "baseline_all", False):  # all features for every pair
+        grid, orders = [D], None
+        timing = {"fit_cpu_s": 0.0, "fit_wall_s": 0.0}
+        diag = {"n_iter": 0, "converged": True}
+    else:
+        fits = fit_per_pair(selector, X_sel, y_sel, _fit_timed)
+        orders = [perm[o] for o in fits.orders]  # original feature indices, best first
+        ranking["pair_orders"] = {
+            f"{a}-{b}": o.tolist() for (a, b), o in zip(fits.pairs, orders, strict=True)
+        }
+        grid = n_features_grid(p, D)
+        timing = {"fit_cpu_s": fits.fit_cpu_s, "fit_wall_s": fits.fit_wall_s}
+        diag = {"n_iter": fits.n_iter, "converged": fits.converged}
+    n_pairs = np.unique(data.y_tr).size * (np.unique(data.y_tr).size - 1) // 2
+    rows = []
+    for S in grid:
+        cols = [np.arange(D)] * n_pairs if orders is None else [np.sort(o[:S]) for o in orders]
+        fitted = fit_predict_per_pair(
+            data.X_tr, data.y_tr, data.X_te, cols, task.kernel, p, random_state=task.split_seed
+        )
+        rows.append(
+            {
+                **timing,
+                **diag,
+                "n_evaluations": "",
+                "criterion_value": "",
+                "subset": "",
+                "C": fitted.C,
+                "n_features": S,
+                **_metrics(fitted.predictions, data.y_te),
+            }
+        )
+    return rows
+
+
 def run_task(task: Task) -> TaskResult:
     """Run one task; a failure inside it is recorded (status ``failed``, a one-line message in the
     rows, the full traceback in :attr:`TaskResult.traceback`), not raised."""
@@ -488,7 +534,10 @@ def run_task(task: Task) -> TaskResult:
                 )
             return rows
 
-        if per_size:
+        if p.selection == "per_pair":
+            stage = "selecting per pair of classes and classifying"
+            rows = _per_pair_rows(task, selector, X_sel, y_sel, data, perm, ranking)
+        elif per_size:
             # a subset search: one fit per S with its size parameter = S
             rows = []
             for S in n_features_grid(p, D):

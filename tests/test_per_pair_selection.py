@@ -1,0 +1,148 @@
+"""``protocol.selection: per_pair``: one ranking per pair of classes, each pairwise machine on its own subset.
+
+Checked against the global path where the two must agree (two classes; the same columns for every pair),
+and on a problem built so that only per-pair subsets can succeed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from itertools import combinations
+
+import numpy as np
+import pytest
+
+from fsbench.algorithms.kernels import Kernel, origin_sq_distances
+from fsbench.algorithms.svm import PairwiseCouplingSVC
+from fsbench.classifiers import fit_predict, fit_predict_per_pair
+from fsbench.config import KernelConfig, ProtocolConfig, SelectorConfig
+from fsbench.protocol import Task, run_task
+
+
+def _protocol(**kw) -> ProtocolConfig:
+    base = dict(
+        n_train=(60,),
+        n_test=200,
+        test=None,
+        repeats=3,
+        stratify=True,
+        standardize=True,
+        n_features=(1, 2),
+        C="joachims",
+        n_select=None,
+        classifier="svm_coupling",
+        selection="per_pair",
+    )
+    base.update(kw)
+    return ProtocolConfig(**base)
+
+
+def _task(
+    dataset: dict, selector: str, protocol: ProtocolConfig, kernel=KernelConfig("rbf"), repeat=0
+) -> Task:
+    return Task(
+        experiment="t",
+        dataset="d",
+        spec=dataset,
+        kernel=kernel,
+        selector=SelectorConfig(label=selector, name=selector),
+        n_train=protocol.n_train[0],
+        repeat=repeat,
+        protocol=protocol,
+        seed=7,
+    )
+
+
+def _pair_problem(n, rng):
+    """Three classes with means (0, 0), (4, 0), (0, 4) in features 0 and 1, plus four noise features:
+    feature 0 separates classes 0/1, feature 1 separates 0/2 (either separates 1/2), and no single
+    feature separates all three."""
+    y = rng.integers(0, 3, n)
+    X = rng.normal(size=(n, 6))
+    X[:, :2] += np.array([[0.0, 0.0], [4.0, 0.0], [0.0, 4.0]])[y]
+    return X, y
+
+
+def test_two_classes_per_pair_equals_global():
+    # one pair: the same selector fit, the same machine, the same Platt folds -> identical rows
+    ds = {"generator": "weston_nonlinear", "params": {}}
+    for clf in ("svm_coupling", "svm"):
+        glob = run_task(_task(ds, "sas", _protocol(classifier=clf, selection="global")))
+        pair = run_task(_task(ds, "sas", _protocol(classifier=clf)))
+        assert glob.status == pair.status == "ok", (glob.rows[0]["message"], pair.rows[0]["message"])
+        for g, p in zip(glob.rows, pair.rows, strict=True):
+            for col in ("n_features", "error", "balanced_error", "C", "n_iter"):
+                assert g[col] == pytest.approx(p[col], rel=1e-12), (clf, col)
+        assert pair.ranking["order"] == ""  # no single order: the pair's is in pair_orders
+        assert " ".join(map(str, pair.ranking["pair_orders"]["0-1"])) == glob.ranking["order"]
+
+
+def test_same_columns_for_every_pair_equals_the_global_coupled_machine():
+    # linear kernel, fixed C: each pair's Gram is the global Gram's block, so the per-pair machines and
+    # their Platt folds (one generator taken in pair order) are those of the global classifier
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 5))
+    y = np.repeat(np.arange(4), 30)
+    X += y[:, None] * 0.7
+    X_te = rng.normal(size=(80, 5)) + rng.integers(0, 4, 80)[:, None] * 0.7
+    cols = np.array([0, 2, 3])
+    proto = _protocol(C=1.0)
+    kern = KernelConfig("linear")
+    per_pair = fit_predict_per_pair(X, y, X_te, [cols] * 6, kern, proto, random_state=3)
+    whole = fit_predict(X[:, cols], y, X_te[:, cols], kern, proto, random_state=3)
+    np.testing.assert_array_equal(per_pair.predictions, whole.predictions)
+    # and with Joachims' C (per pair on the pair's points in both)
+    k = Kernel("linear")
+    clf = PairwiseCouplingSVC(random_state=3).fit(
+        k.gram(X[:, cols]), y, origin_sq_dist=origin_sq_distances(k, X[:, cols])
+    )
+    pp = fit_predict_per_pair(X, y, X_te, [cols] * 6, kern, replace(proto, C="joachims"), random_state=3)
+    np.testing.assert_array_equal(pp.predictions, clf.predict(k.gram(X_te[:, cols], X[:, cols])))
+    assert pp.C == pytest.approx(np.mean(clf.pair_C_))
+
+
+@pytest.mark.parametrize("classifier", ["svm_coupling", "svm"])
+def test_each_pair_uses_its_own_subset(classifier):
+    rng = np.random.default_rng(1)
+    X, y = _pair_problem(300, rng)
+    X_te, y_te = _pair_problem(300, rng)
+    right = [np.array([0]), np.array([1]), np.array([0])]  # pairs (0,1), (0,2), (1,2)
+    wrong = [np.array([0])] * 3
+    proto = _protocol(classifier=classifier, C=1.0)
+    kern = KernelConfig("linear")
+    good = np.mean(fit_predict_per_pair(X, y, X_te, right, kern, proto, random_state=0).predictions != y_te)
+    bad = np.mean(fit_predict_per_pair(X, y, X_te, wrong, kern, proto, random_state=0).predictions != y_te)
+    assert good < 0.1 < 0.3 < bad
+
+
+def test_per_pair_fisher_finds_each_pairs_feature(monkeypatch):
+    # the full task: Fisher per pair ranks each pair's own feature first; at S = 1 per-pair selection
+    # classifies well, the global Fisher subset (one feature) cannot
+    rng = np.random.default_rng(2)
+    X, y = _pair_problem(400, rng)
+
+    class _DS:  # an in-memory "card" as draw_split reads it
+        pass
+
+    ds = _DS()
+    ds.X, ds.y = X, y
+    monkeypatch.setattr("fsbench.protocol.open_dataset", lambda spec: ds)
+    proto = _protocol(n_train=(200,), test="rest", n_test=None, n_features=(1,))
+    pair = run_task(_task("mem", "fisher", proto, KernelConfig("linear")))
+    glob = run_task(_task("mem", "fisher", replace(proto, selection="global"), KernelConfig("linear")))
+    assert pair.status == glob.status == "ok", (pair.rows[0]["message"], glob.rows[0]["message"])
+    orders = pair.ranking["pair_orders"]
+    assert [orders[k][0] for k in ("0-1", "0-2")] == [0, 1]
+    assert orders["1-2"][0] in (0, 1)
+    assert pair.rows[0]["error"] < 0.1 < 0.25 < glob.rows[0]["error"]
+    assert pair.rows[0]["fit_cpu_s"] > 0
+
+
+def test_transformer_is_refused_per_pair():
+    res = run_task(_task({"generator": "weston_nonlinear", "params": {}}, "kpca", _protocol()))
+    assert res.status == "failed"
+    assert "per-pair selection needs a ranker" in res.rows[0]["message"]
+
+
+def test_pairs_in_libsvm_order():
+    assert list(combinations(range(4), 2))[:3] == [(0, 1), (0, 2), (0, 3)]
