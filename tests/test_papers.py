@@ -20,16 +20,14 @@ from conftest import REPO
 
 from fsbench.algorithms.branch_bound import BranchAndBound, ExhaustiveWrapper
 from fsbench.classifiers import fit_predict
-from fsbench.config import KernelConfig, SelectorConfig, load_experiment, parse_experiment
+from fsbench.config import load_experiment, parse_experiment
 from fsbench.data import open_dataset
 from fsbench.diagnostics.registry import get_diagnostic
 from fsbench.diagnostics.usps_pixel_bound import (
     multiclass_error,
     pairwise_error,
     paper_table2,
-    per_pair_selection_errors,
     render,
-    render_per_pair,
 )
 from fsbench.papers import paul2015, ring2015, takes_figures, takes_kife, takes_timing
 from fsbench.papers.tables import paper_cells, read_paper_values
@@ -249,37 +247,6 @@ def test_render_lists_both_errors_and_the_paper_range():
     assert "8.5–13.8" in text and "6.3–12.4" in text
 
 
-def test_per_pair_selection_uses_each_pairs_own_features():
-    # class k (k = 0..3) is told apart from the others by feature k only: any two global features leave
-    # classes confused, but each pair's own top-2 features separate it
-    rng = np.random.default_rng(3)
-    y = np.repeat(np.arange(4), 60)
-    X = 4.0 * (y[:, None] == np.arange(4)) + rng.normal(size=(y.size, 4))
-    X = np.column_stack([X, rng.normal(size=(y.size, 4))])  # 4 noise features
-    X_tr, y_tr, X_te, y_te = X[::2], y[::2], X[1::2], y[1::2]
-    sel = SelectorConfig(label="fisher", name="fisher")
-    res = per_pair_selection_errors(X_tr, y_tr, X_te, y_te, sel, KernelConfig("linear"), (1, 2), seed=0)
-    (S1, _, _), (S2, err2, pair2) = res
-    assert (S1, S2) == (1, 2)
-    assert err2 < 0.05 and pair2 < 0.05  # two own features per pair: nearly perfect
-    assert multiclass_error(X_tr, y_tr, X_te, y_te, [0, 1]) > 0.3  # two global features: not
-
-
-def test_render_per_pair_table_with_paper_values():
-    pairs = pd.DataFrame(
-        [
-            {"source": "usps_rest", "selector": "arom", "repeat": r, "S": 5, "error": e, "pair_error": 0.04}
-            for r, e in enumerate((0.10, 0.14))
-        ]
-    )
-    text = "\n".join(render_per_pair(pairs, {"arom": {5: 8.5}}))
-    assert "| usps_rest | arom | 12.0 ± 2.8 [8.5] |" in text
-    assert "| usps_rest | arom | 4.0 |" in text
-    assert "over 2 draws" in text
-
-
-# ------------------------------------------------------------------------------------------ TAKES / KIFE
-#: A tiny split protocol on the Weston nonlinear toy (52 features, 2 classes, synthetic: no mirror needed).
 TINY_SPLIT = {
     "seed": 3,
     "dataset": "weston_nonlinear",

@@ -121,7 +121,6 @@ def test_paper_reports_find_their_configs():
         "takes2011/fig23_gamma_quarter": "experiment",
         "kife2011/fig2_projection": "diagnostic",
         "ramona2012/tab2_pixel_bound": "diagnostic",
-        "ramona2012/tab2_per_pair": "diagnostic",
     }
     for stem, kind in expected.items():
         path = REPO / "configs" / f"{stem}.yaml"

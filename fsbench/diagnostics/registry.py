@@ -10,7 +10,6 @@ DIAGNOSTICS: dict[str, str] = {
     "takes_reconstruction": "fsbench.diagnostics.takes_reconstruction:TakesReconstruction",
     "kife_projection": "fsbench.diagnostics.kife_projection:KifeProjection",
     "usps_pixel_bound": "fsbench.diagnostics.usps_pixel_bound:UspsPixelBound",
-    "per_pair_selection": "fsbench.diagnostics.usps_pixel_bound:PerPairSelection",
 }
 
 
