@@ -146,3 +146,17 @@ def test_transformer_is_refused_per_pair():
 
 def test_pairs_in_libsvm_order():
     assert list(combinations(range(4), 2))[:3] == [(0, 1), (0, 2), (0, 3)]
+
+
+def test_all_columns_with_one_numeric_width_equals_the_global_rbf_machine():
+    # RBF with a number for gamma: every pair's Gram is the global Gram's block, so the per-pair path with
+    # all columns is the global svm_coupling classifier, Platt folds included
+    rng = np.random.default_rng(4)
+    y = np.repeat(np.arange(3), 25)
+    X = rng.normal(size=(75, 4)) + y[:, None]
+    X_te = rng.normal(size=(40, 4)) + rng.integers(0, 3, 40)[:, None]
+    kern = KernelConfig("rbf", gamma=0.3)
+    proto = _protocol()
+    per_pair = fit_predict_per_pair(X, y, X_te, [np.arange(4)] * 3, kern, proto, random_state=11)
+    whole = fit_predict(X, y, X_te, kern, proto, random_state=11)
+    np.testing.assert_array_equal(per_pair.predictions, whole.predictions)
