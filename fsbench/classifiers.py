@@ -147,9 +147,11 @@ def fit_predict_per_pair(
     r"""One-vs-one machines, each on its own feature subset, combined as the protocol's classifier does.
 
     Pair (a, b), a < b, in the order of :func:`itertools.combinations` (libsvm's), is trained on the
-    training points of classes a and b restricted to ``columns[p]``; its kernel's width rule is resolved on
-    those points and columns, and C is Joachims' Ĉ on them (or the protocol's fixed C), as the pairs of the
-    global ``svm_coupling`` get theirs.
+    training points of classes a and b restricted to ``columns[p]``. Its C is Joachims' Ĉ on those points
+    and columns (or the protocol's fixed C), as the pairs of the global ``svm_coupling`` get theirs; its
+    kernel's width rule is resolved on them too, whereas the global classifiers resolve it once on all
+    training rows (per pair there is no single column set; with a numeric ``gamma`` the two agree).
+    ``class_weight: balanced`` weights a pair's two classes by their counts in the pair.
 
     * ``svm_coupling``: each pair's machine is a two-class :class:`PairwiseCouplingSVC` (its Platt sigmoid
       fitted on an internal 5-fold CV; the folds of all pairs come from one generator seeded by
@@ -174,7 +176,8 @@ def fit_predict_per_pair(
     Returns
     -------
     Fitted
-        Predictions, and the mean of the pairs' C.
+        Predictions, and the mean of the pairs' C (the global ``svm_coupling`` reports the whole-set Ĉ
+        instead, so the two ``C`` columns are not comparable).
     """
     from fsbench.algorithms.kernels import origin_sq_distances
     from fsbench.algorithms.svm import PairwiseCouplingSVC, couple_hastie_tibshirani

@@ -431,19 +431,31 @@ def failed_result(task: Task, message: str, tb: str | None = None) -> TaskResult
     return TaskResult(task.task_id, [row], ranking, "failed", traceback=tb, code_hash=task.code_hash)
 
 
-def _per_pair_rows(task: Task, selector, X_sel, y_sel, data: TaskData, perm, ranking) -> list[dict]:
-    """Result rows of a ``selection: per_pair`` task: steps 3–4 run per pair of classes."""
+def _per_pair_rows(task: Task, selector, X_sel, y_sel, data: TaskData, perm, ranking, make) -> list[dict]:
+    """Result rows of a ``selection: per_pair`` task: steps 3–4 run per pair of classes.
+
+    ``make(X)`` builds the task's selector for the selection data ``X`` (:func:`build_selector`), so that a
+    user class gets a width rule resolved on its own pair's rows, as fsbench's selectors resolve it.
+    """
     p = task.protocol
     D = data.X_tr.shape[1]
     cls = type(selector)  # (a user class without ``kind`` is checked by its fitted ranking_, fit_per_pair)
-    if getattr(cls, "subset_size_param", None) is not None or getattr(cls, "kind", None) == "transform":
+    size_param = getattr(cls, "subset_size_param", None)
+    searches_per_size = size_param is not None and size_param not in task.selector.params
+    if searches_per_size or getattr(cls, "kind", None) == "transform":
         raise ValueError("per-pair selection needs a ranker, not a subset search or a transformer")
+    missing = np.setdiff1d(np.unique(data.y_tr), np.unique(y_sel))
+    if missing.size:
+        raise ValueError(
+            f"per-pair selection: the selection subset (n_select = {y_sel.size}) has no sample of class "
+            f"index(es) {missing.tolist()}; every class of the training split must be in it"
+        )
     if getattr(selector, "baseline_all", False):  # all features for every pair
         grid, orders = [D], None
         timing = {"fit_cpu_s": 0.0, "fit_wall_s": 0.0}
         diag = {"n_iter": 0, "converged": True}
     else:
-        fits = fit_per_pair(selector, X_sel, y_sel, _fit_timed)
+        fits = fit_per_pair(make, X_sel, y_sel, _fit_timed)
         orders = [perm[o] for o in fits.orders]  # original feature indices, best first
         ranking["pair_orders"] = {
             f"{a}-{b}": o.tolist() for (a, b), o in zip(fits.pairs, orders, strict=True)
@@ -536,7 +548,16 @@ def run_task(task: Task) -> TaskResult:
 
         if p.selection == "per_pair":
             stage = "selecting per pair of classes and classifying"
-            rows = _per_pair_rows(task, selector, X_sel, y_sel, data, perm, ranking)
+            rows = _per_pair_rows(
+                task,
+                selector,
+                X_sel,
+                y_sel,
+                data,
+                perm,
+                ranking,
+                lambda X: build_selector(task.selector, task.kernel, task.selector_seed, inputs, X=X),
+            )
         elif per_size:
             # a subset search: one fit per S with its size parameter = S
             rows = []

@@ -7,7 +7,6 @@ and on a problem built so that only per-pair subsets can succeed.
 from __future__ import annotations
 
 from dataclasses import replace
-from itertools import combinations
 
 import numpy as np
 import pytest
@@ -81,8 +80,8 @@ def test_same_columns_for_every_pair_equals_the_global_coupled_machine():
     # linear kernel, fixed C: each pair's Gram is the global Gram's block, so the per-pair machines and
     # their Platt folds (one generator taken in pair order) are those of the global classifier
     rng = np.random.default_rng(0)
-    X = rng.normal(size=(120, 5))
-    y = np.repeat(np.arange(4), 30)
+    y = np.repeat(np.arange(4), [10, 20, 40, 50])  # unequal pair sizes: the coupling weights n_ab matter
+    X = rng.normal(size=(y.size, 5))
     X += y[:, None] * 0.7
     X_te = rng.normal(size=(80, 5)) + rng.integers(0, 4, 80)[:, None] * 0.7
     cols = np.array([0, 2, 3])
@@ -106,7 +105,7 @@ def test_each_pair_uses_its_own_subset(classifier):
     rng = np.random.default_rng(1)
     X, y = _pair_problem(300, rng)
     X_te, y_te = _pair_problem(300, rng)
-    right = [np.array([0]), np.array([1]), np.array([0])]  # pairs (0,1), (0,2), (1,2)
+    right = [np.array([0]), np.array([1]), np.array([1])]  # pairs (0,1), (0,2), (1,2): not a palindrome
     wrong = [np.array([0])] * 3
     proto = _protocol(classifier=classifier, C=1.0)
     kern = KernelConfig("linear")
@@ -120,13 +119,7 @@ def test_per_pair_fisher_finds_each_pairs_feature(monkeypatch):
     # classifies well, the global Fisher subset (one feature) cannot
     rng = np.random.default_rng(2)
     X, y = _pair_problem(400, rng)
-
-    class _DS:  # an in-memory "card" as draw_split reads it
-        pass
-
-    ds = _DS()
-    ds.X, ds.y = X, y
-    monkeypatch.setattr("fsbench.protocol.open_dataset", lambda spec: ds)
+    _in_memory(monkeypatch, X, y)
     proto = _protocol(n_train=(200,), test="rest", n_test=None, n_features=(1,))
     pair = run_task(_task("mem", "fisher", proto, KernelConfig("linear")))
     glob = run_task(_task("mem", "fisher", replace(proto, selection="global"), KernelConfig("linear")))
@@ -144,8 +137,59 @@ def test_transformer_is_refused_per_pair():
     assert "per-pair selection needs a ranker" in res.rows[0]["message"]
 
 
-def test_pairs_in_libsvm_order():
-    assert list(combinations(range(4), 2))[:3] == [(0, 1), (0, 2), (0, 3)]
+def test_voting_with_all_columns_equals_scikit_learn_one_vs_one():
+    # numeric gamma, fixed C, overlapping classes (ties occur): the per-pair vote is SVC's one-vs-one vote
+    from sklearn.svm import SVC
+
+    rng = np.random.default_rng(5)
+    y = rng.integers(0, 5, 200)
+    X = rng.normal(size=(200, 3)) + 0.6 * y[:, None]
+    X_te = rng.normal(size=(300, 3)) + 0.6 * rng.integers(0, 5, 300)[:, None]
+    proto = _protocol(classifier="svm", C=1.0)
+    pp = fit_predict_per_pair(X, y, X_te, [np.arange(3)] * 10, KernelConfig("rbf", gamma=0.5), proto)
+    ref = SVC(kernel="rbf", gamma=0.5, C=1.0).fit(X, y).predict(X_te)
+    np.testing.assert_array_equal(pp.predictions, ref)
+
+
+def _in_memory(monkeypatch, X, y):
+    class _DS:  # an in-memory "card" as draw_split reads it
+        pass
+
+    ds = _DS()
+    ds.X, ds.y = X, y
+    monkeypatch.setattr("fsbench.protocol.open_dataset", lambda spec: ds)
+
+
+def test_pair_orders_are_keyed_by_class_index_and_all_baseline_runs_once(monkeypatch):
+    rng = np.random.default_rng(6)
+    X, y = _pair_problem(300, rng)
+    _in_memory(monkeypatch, X, y)
+    proto = _protocol(n_train=(150,), test="rest", n_test=None, n_features=(1, 2))
+    res = run_task(_task("mem", "fisher", proto, KernelConfig("linear")))
+    assert res.status == "ok", res.rows[0]["message"]
+    assert sorted(res.ranking["pair_orders"]) == ["0-1", "0-2", "1-2"]
+    base = run_task(_task("mem", "all", proto, KernelConfig("linear")))
+    assert base.status == "ok" and [r["n_features"] for r in base.rows] == [6]
+    assert "pair_orders" not in base.ranking
+
+
+def test_selection_subset_missing_a_class_is_refused_per_pair(monkeypatch):
+    rng = np.random.default_rng(7)
+    X, y = _pair_problem(300, rng)
+    _in_memory(monkeypatch, X, y)
+    proto = _protocol(n_train=(150,), test="rest", n_test=None, n_select=2, stratify=False)
+    res = run_task(_task("mem", "fisher", proto, KernelConfig("linear")))
+    assert res.status == "failed"
+    assert "n_select = 2" in res.rows[0]["message"] and "every class" in res.rows[0]["message"]
+    ok = run_task(_task("mem", "fisher", replace(proto, n_select=60, stratify=True), KernelConfig("linear")))
+    assert ok.status == "ok", ok.rows[0]["message"]
+
+
+def test_subset_search_refused_unless_its_size_is_fixed():
+    ds = {"generator": "weston_nonlinear", "params": {"n_features": 6}}
+    proto = _protocol(n_features=(2,))
+    res = run_task(_task(ds, "branch_and_bound", proto))
+    assert res.status == "failed" and "needs a ranker" in res.rows[0]["message"]
 
 
 def test_all_columns_with_one_numeric_width_equals_the_global_rbf_machine():
