@@ -176,8 +176,9 @@ def fit_predict_per_pair(
     Fitted
         Predictions, and the mean of the pairs' C.
     """
+    from fsbench.algorithms.coupling import couple_hastie_tibshirani
     from fsbench.algorithms.kernels import origin_sq_distances
-    from fsbench.algorithms.svm import PairwiseCouplingSVC, couple_hastie_tibshirani
+    from fsbench.algorithms.svm import PairwiseCouplingSVC
 
     if protocol.classifier not in ("svm", "svm_coupling"):
         raise ValueError(
