@@ -179,8 +179,9 @@ def fit_predict_per_pair(
         Predictions, and the mean of the pairs' C (the global ``svm_coupling`` reports the whole-set Ĉ
         instead, so the two ``C`` columns are not comparable).
     """
+    from fsbench.algorithms.coupling import couple_hastie_tibshirani
     from fsbench.algorithms.kernels import origin_sq_distances
-    from fsbench.algorithms.svm import PairwiseCouplingSVC, couple_hastie_tibshirani
+    from fsbench.algorithms.svm import PairwiseCouplingSVC
 
     if protocol.classifier not in ("svm", "svm_coupling"):
         raise ValueError(

@@ -5,16 +5,15 @@ import pytest
 from scipy.optimize import minimize
 from sklearn.datasets import make_blobs
 
-from fsbench.algorithms.kernels import Kernel, joachims_C, origin_sq_distances
-from fsbench.algorithms.svm import (
-    PairwiseCouplingSVC,
-    PairwiseKernelSVC,
+from fsbench.algorithms.coupling import (
     couple_hastie_tibshirani,
     couple_wu_lin_weng,
     platt_fit,
     platt_proba,
     platt_targets,
 )
+from fsbench.algorithms.kernels import Kernel, joachims_C, origin_sq_distances
+from fsbench.algorithms.svm import PairwiseCouplingSVC, PairwiseKernelSVC
 
 
 def _random_r(rng, n, k):
