@@ -53,6 +53,7 @@ bench: install
 
 bench-scale: install
 	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(BIN)/python -m benchmarks.scale
+	$(BIN)/python -m benchmarks.threads
 
 # --- Reproductions: one target per YAML file under configs/<paper>/ (experiments run by `fsbench run`,
 # diagnostics — files with a `diagnostic:` key — by `fsbench diagnose`), derived from the files themselves:

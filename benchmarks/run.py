@@ -430,6 +430,9 @@ def render_markdown(out: Path) -> str:
     from benchmarks.scale import render_section
 
     lines += render_section(out)  # (d), written by `python -m benchmarks.scale`
+    from benchmarks.threads import render_section as threads_section
+
+    lines += threads_section(out)  # (f), written by `python -m benchmarks.threads`
     # the random-feature path has its own study (python -m benchmarks.rff_agreement)
     if (out / "RFF.md").exists():
         lines += [

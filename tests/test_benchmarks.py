@@ -99,6 +99,17 @@ def test_scale_bench_runs_on_tiny_sizes(tmp_path, capsys):
     assert "## (d)" in md and "| blocked | 700 |" in md
 
 
+def test_threads_bench_runs_on_tiny_sizes(tmp_path, capsys):
+    from benchmarks import threads
+
+    assert threads.main(["--tiny", "--out", str(tmp_path)]) == 0
+    doc = json.loads((tmp_path / "f_threads_tiny.json").read_text())
+    cases = {(r["N"], r["n_jobs"]): r for r in doc["cases"]}
+    assert set(cases) == {(n, j) for n in threads.TINY_GRID for j in threads.JOBS}
+    assert all(r["wall_s"] > 0 and r["cpu_s"] > 0 for r in cases.values())
+    assert all(cases[(n, 1)]["speedup"] == 1.0 for n in threads.TINY_GRID)
+
+
 def test_rff_agreement_rule_and_measures():
     from benchmarks import rff_agreement as ra
 
