@@ -132,6 +132,40 @@ def _source_names(dirs: list[Path]) -> list[str]:
         depth += 1
 
 
+def read_results(path: Path | str) -> pd.DataFrame:
+    """``results.csv`` of a result directory (or the file itself), as written by the store.
+
+    ``subset`` stays a string (a one-feature subset would otherwise be read as a number); diagnostics'
+    tables, which carry their own columns, are read the same way.
+    """
+    path = Path(path)
+    f = path if path.name == "results.csv" else path / "results.csv"
+    # a column absent from the header is ignored by ``dtype``
+    return pd.read_csv(f, low_memory=False, dtype={"subset": str})
+
+
+def read_run(path: Path | str) -> dict:
+    """``run.json`` of a result directory (an empty dict where the run wrote none)."""
+    f = Path(path) / "run.json"
+    return json.loads(f.read_text()) if f.is_file() else {}
+
+
+def is_diagnostic(path: Path | str) -> bool:
+    """Whether the result directory (or ``results.csv``) holds a diagnostic's table (own columns)."""
+    path = Path(path)
+    f = path if path.name == "results.csv" else path / "results.csv"
+    with open(f, encoding="utf-8") as fh:
+        return "diagnostic" in fh.readline().strip().split(",")
+
+
+def load_rows(paths: Iterable[Path | str], diagnostics: bool = True) -> pd.DataFrame:
+    """The rows of every result table under ``paths`` concatenated (diagnostics' own columns included
+    unless ``diagnostics`` is False; missing columns are NaN)."""
+    dirs = [d for d in find_result_dirs(paths) if diagnostics or not is_diagnostic(d)]
+    frames = [f for f in (read_results(d) for d in dirs) if len(f)]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["experiment", "status"])
+
+
 def read_rankings(path: Path) -> pd.DataFrame:
     """``rankings.csv`` with ``order`` parsed into integer arrays (column ``order_idx``)."""
     # order/scores stay strings: pandas would otherwise read a one-feature order as an integer
@@ -149,9 +183,9 @@ def load_result_sets(paths: Iterable[Path | str]) -> list[ResultSet]:
     dirs = find_result_dirs(paths)
     sets = []
     for d, source in zip(dirs, _source_names(dirs)):
-        results = pd.read_csv(d / "results.csv")
+        results = read_results(d)
         rankings = read_rankings(d / "rankings.csv") if (d / "rankings.csv").is_file() else None
-        run = json.loads((d / "run.json").read_text()) if (d / "run.json").is_file() else None
+        run = read_run(d) or None
         for df in (results, rankings):
             if df is not None:
                 df.insert(0, "source", source)
