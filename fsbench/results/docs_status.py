@@ -30,7 +30,7 @@ _CLAIMS = re.compile(
     r"\*\*Claims: (\d+) hold, (\d+) do not hold, (\d+) not evaluable\*\* \(results missing\), "
     r"(\d+) not machine-checkable — (\d+) in all\."
 )
-_EXPLAINED = re.compile(r"\*\*Of (\d+) differing cells: (\d+) explained by a reading, (\d+) paper inconsistent")
+_EXPLAINED = re.compile(r"\*\*Of (\d+) differing cells: (\d+) explained by a reading")
 _NO_CELLS = "**No printed table cell can be compared**"
 
 
@@ -116,9 +116,8 @@ def render_status(results_root: Path, link_prefix: str = "../results") -> str:
         st = read_status(report)
         if st is None:
             continue
-        cells = (
-            f"{st.cells_agree} / {st.cells_compared}"
-            + (" (the paper's tables are not in our copy)" if st.no_cells else "")
+        cells = f"{st.cells_agree} / {st.cells_compared}" + (
+            " (the paper's tables are not in our copy)" if st.no_cells else ""
         )
         others = [
             f"{n} {what}"
