@@ -4,7 +4,7 @@
 * the generated status block of docs/reproductions.md equals what :func:`render_status` gives on the
   committed reports, and :func:`render_status` / :func:`update_docs` read made-up reports correctly;
 * every relative link points to an existing file (and an existing heading, for ``#anchor`` links);
-* every ``fsbench <command>`` shown in code exists in the CLI;
+* every ``fsbench <command>`` shown in code exists in the CLI, every ``make <target>`` in the Makefile;
 * every repository path shown in code (``configs/...``, ``results/...``, ``fsbench/...``, ...) exists, and
   every dotted ``fsbench.module[.attribute]`` name imports.
 """
@@ -35,6 +35,7 @@ GENERATED = ("results/demo", "results/quick", "results/meandiff_vs_fisher")
 #: merged (then they are checked like everything else). The coordinator empties these sets at merge.
 PENDING_COMMANDS = {"build"}
 PENDING_NAMES = {"fsbench.results.schema"}
+PENDING_MAKE_TARGETS = {"build", "check-build"}
 #: Dotted names that are not importable from a checkout (the cards become this package in a wheel).
 NOT_IMPORTABLE = {"fsbench._cards"}
 
@@ -256,3 +257,25 @@ def test_every_dotted_fsbench_name_shown_imports():
             names.update(re.findall(r"(?<![\w/])fsbench(?:\.\w+)+", code))
     bad = sorted(n for n in names - NOT_IMPORTABLE - PENDING_NAMES if not _resolves(n))
     assert not bad, f"names shown but not importable: {bad}"
+
+
+def _make_targets() -> set[str]:
+    """Targets of the Makefile: written out, and those it derives from the files under configs/."""
+    text = (REPO / "Makefile").read_text(encoding="utf-8")
+    targets = set(re.findall(r"^([a-z][\w-]*):", text, flags=re.M))
+    for cfg in (REPO / "configs").glob("*/*.yaml"):
+        paper = cfg.parent.name
+        targets |= {f"reproduce-{paper}", f"report-{paper}", f"reproduce-{paper}-{cfg.stem}"}
+    return targets
+
+
+def test_every_make_target_shown_exists():
+    targets = _make_targets()
+    assert {"install", "test", "demo"} <= targets
+    bad = []
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        shown = [t for code in _fences(text) for t in re.findall(r"^\s*make ([a-z][\w-]*)", code, flags=re.M)]
+        shown += [t for span in _spans(text) for t in re.findall(r"^make ([a-z][\w-]*)$", span)]
+        bad += [f"{page.name}: make {t}" for t in shown if t not in targets | PENDING_MAKE_TARGETS]
+    assert not bad, f"make targets shown but not in the Makefile: {sorted(set(bad))}"
