@@ -2,8 +2,8 @@
 paper comparison.
 
 The comparison is split by concern with imports flowing one way, page → render → readings → claims →
-checks → cells → sources → values, so that e.g. reading a paper's values does not pull in the Markdown renderer (and nothing pulls in an
-algorithm).
+checks → cells → sources → values, so that e.g. reading a paper's values does not pull in the Markdown
+renderer (and nothing pulls in an algorithm).
 """
 
 from __future__ import annotations
