@@ -8,21 +8,25 @@ module, of ``fsbench.x`` otherwise. Three rules:
 1. **No cycle** in the import graph of ``fsbench``, nor in that of ``benchmarks`` (function-level
    imports included: a lazy import hides a cycle from the interpreter, not from the design).
 2. **No upward import.** Each module of ``fsbench`` belongs to one layer (:data:`LAYERS`, longest
-   module prefix wins); a module may import its own layer and the layers its layer lists, nothing else.
-   Two stacks meet only in ``cli``:
+   module prefix wins); a module may import its own layer, ``base``, and the layers its layer lists —
+   nothing else. Top to bottom, the order of issue #21 (cli → build/report → papers → results → run →
+   protocol/evaluation → algorithms / data → kernels), refined into two stacks that ``cli`` and
+   ``build`` join:
 
-   ``cli`` → ``build`` (build, report, plots) → ``papers`` → ``results`` (the *table side*: it reads
-   the result files a run wrote, it never computes)
+   * the *table side* reads the files a run wrote and never computes: ``report`` (report, plots) →
+     ``papers`` → ``results`` (results/*, stats), which may also read ``config_files`` (YAML configs and
+     their ``base:`` chains) and ``data`` (dataset cards);
+   * the *computing side*: ``run`` → ``diagnostics`` (beside the protocol: tasks the runner runs, which
+     may summarise their output through the results model) → ``evaluation`` (protocol, resampling,
+     classifiers, pairwise, plugins, and ``fsbench.config``, the validated experiment, which checks
+     classifier names against :mod:`fsbench.classifiers`) → ``config_files`` → ``algorithms`` /
+     ``data``;
+   * ``build`` (one build of every artifact) may import both sides; ``cli`` anything;
+   * ``base``, importable from everywhere: the package root (its version), ``fsbench._malloc``,
+     ``fsbench.algorithms.kernels`` and ``fsbench.results.schema`` (the columns both sides name).
 
-   ``cli`` → ``run`` → ``evaluation`` (protocol, resampling, classifiers, pairwise, plugins; the
-   diagnostics sit beside the protocol) → ``config`` → ``algorithms`` / ``data``
-
-   and everything may import ``base``: ``fsbench.algorithms.kernels``, the package root (its version),
-   ``fsbench._malloc`` and the two leaf modules both stacks share — ``fsbench.results.schema`` (the
-   columns of the result tables) and ``fsbench.results.tables`` (format-only CSV/Markdown/figure
-   writers). The table side may also read ``config`` (config files) and ``data`` (dataset cards).
-   So ``papers → diagnostics`` (a report that computes), ``results.tables → papers`` (a base module
-   that knows the papers) and ``diagnostics → papers`` are upward.
+   So ``papers → diagnostics`` (a report that computes), ``results → papers`` and ``diagnostics →
+   papers`` are upward.
 3. **Function-level imports only for an optional or heavy dependency** (:data:`LAZY_OK`: matplotlib,
    dask, h5py, openml, and scikit-learn's / scipy's file readers, which ``fsbench data list`` does not
    need), each with a ``#`` comment on the import or on the line above it saying why.
@@ -47,10 +51,28 @@ ROOT = Path(__file__).resolve().parents[1]
 #: root (its ``__init__``). ``cli`` may import anything.
 LAYERS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "cli": (("fsbench.cli",), ()),
-    "build": (("fsbench.build", "fsbench.report", "fsbench.plots"), ("papers", "results", "config", "data")),
-    "papers": (("fsbench.papers",), ("results", "config", "data")),
-    "results": (("fsbench.results", "fsbench.stats"), ("config", "data")),
-    "run": (("fsbench.run",), ("evaluation", "config", "algorithms", "data")),
+    "build": (
+        ("fsbench.build",),
+        (
+            "report",
+            "papers",
+            "results",
+            "run",
+            "diagnostics",
+            "evaluation",
+            "config_files",
+            "algorithms",
+            "data",
+        ),
+    ),
+    "report": (("fsbench.report", "fsbench.plots"), ("papers", "results", "config_files", "data")),
+    "papers": (("fsbench.papers",), ("results", "config_files", "data")),
+    "results": (("fsbench.results", "fsbench.stats"), ("config_files", "data")),
+    "run": (("fsbench.run",), ("diagnostics", "evaluation", "config_files", "algorithms", "data")),
+    "diagnostics": (
+        ("fsbench.diagnostics",),
+        ("results", "evaluation", "config_files", "algorithms", "data"),
+    ),
     "evaluation": (
         (
             "fsbench.protocol",
@@ -58,23 +80,14 @@ LAYERS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             "fsbench.classifiers",
             "fsbench.pairwise",
             "fsbench.plugins",
-            "fsbench.diagnostics",
+            "fsbench.config",
         ),
-        ("config", "algorithms", "data"),
+        ("config_files", "algorithms", "data"),
     ),
-    "config": (("fsbench.config",), ()),
+    "config_files": (("fsbench.config_files",), ()),
     "algorithms": (("fsbench.algorithms",), ()),
     "data": (("fsbench.data",), ()),
-    "base": (
-        (
-            "fsbench",
-            "fsbench._malloc",
-            "fsbench.algorithms.kernels",
-            "fsbench.results.schema",
-            "fsbench.results.tables",
-        ),
-        (),
-    ),
+    "base": (("fsbench", "fsbench._malloc", "fsbench.algorithms.kernels", "fsbench.results.schema"), ()),
 }
 
 #: Modules a function may import lazily (each with a comment): optional dependencies, or heavy ones that
@@ -106,6 +119,7 @@ KNOWN_VIOLATIONS: set[tuple[str, str, str]] = {
     ("function-level", "fsbench/papers/takes_figures.py", "matplotlib.pyplot"),
     ("function-level", "fsbench/papers/takes_kife.py", "fsbench.config"),
     ("function-level", "fsbench/papers/takes_kife.py", "fsbench.diagnostics.registry"),
+    ("upward", "fsbench/papers/takes_kife.py", "fsbench.config"),
     ("upward", "fsbench/papers/takes_kife.py", "fsbench.diagnostics.registry"),
     ("function-level", "fsbench/papers/takes_timing.py", "matplotlib"),
     ("function-level", "fsbench/papers/takes_timing.py", "matplotlib.pyplot"),
@@ -190,16 +204,27 @@ def _resolve(name: str, modules: dict[str, Path]) -> str | None:
     return name or None
 
 
-def _commented(lines: list[str], node: ast.stmt) -> bool:
-    """A ``#`` comment on a line of the import statement, or on the line above it or above the group of
-    import lines it ends (one comment may explain ``import matplotlib`` + ``import matplotlib.pyplot``)."""
+def _commented(lines: list[str], node: ast.Import | ast.ImportFrom) -> bool:
+    """A ``#`` comment on a line of the import statement, or in the import preamble above it (blank
+    lines, imports, ``matplotlib.use(...)``) on a line of its own or on an import of the same package:
+    one comment may explain ``import matplotlib``, ``matplotlib.use("Agg")``, ``import matplotlib.pyplot``.
+    """
     first = node.lineno - 1
     if any("#" in s for s in lines[first : (node.end_lineno or node.lineno)]):
         return True
-    i = first - 1
-    while i >= 0 and lines[i].strip().startswith(("import ", "from ")):
-        i -= 1
-    return i >= 0 and lines[i].strip().startswith("#")
+    name = node.names[0].name if isinstance(node, ast.Import) else (node.module or "")
+    package = name.split(".")[0]
+    for line in reversed(lines[:first]):
+        line = line.strip()
+        if line.startswith("#"):
+            return True
+        if not line or line.startswith("matplotlib.use("):
+            continue
+        if not line.startswith(("import ", "from ")):
+            return False
+        if "#" in line and line.split()[1].split(".")[0] == package:
+            return True
+    return False
 
 
 def _imports(package: str) -> tuple[dict[str, Path], list[tuple[str, Import]]]:
@@ -381,6 +406,8 @@ def test_checker_sees_function_level_and_relative_imports(tmp_path, monkeypatch)
     (pkg / "sub" / "b.py").write_text(
         "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from toy import c\n"
         "def f():\n    from .. import a  # lazy\n    import matplotlib\n"
+        "def g():\n    import matplotlib  # optional\n\n    matplotlib.use('Agg')\n"
+        "    import matplotlib.pyplot\n"
     )
     (pkg / "c.py").write_text("from .sub.b import f\n")
     monkeypatch.setitem(globals(), "ROOT", tmp_path)
@@ -391,18 +418,25 @@ def test_checker_sees_function_level_and_relative_imports(tmp_path, monkeypatch)
     assert where["toy.sub.b", "toy.a"].in_function and where["toy.sub.b", "toy.a"].commented
     assert _cycles(graph) == [["toy.a", "toy.sub.b", "toy.a"]]
     _, imports = _imports("toy")
-    mpl = next(i for _, i in imports if i.target == "matplotlib")
-    assert mpl.in_function and not mpl.internal and not mpl.commented
+    mpl = [i for _, i in imports if i.target.startswith("matplotlib")]
+    assert [(i.target, i.in_function, i.internal, i.commented) for i in mpl] == [
+        ("matplotlib", True, False, False),  # f: the comment of the import above it is not its own
+        ("matplotlib", True, False, True),
+        ("matplotlib.pyplot", True, False, True),  # g: one comment for the preamble
+    ]
 
 
 def test_layers_are_read_as_declared():
     assert layer_of("fsbench") == "base"
     assert layer_of("fsbench.algorithms.kernels") == "base"
     assert layer_of("fsbench.algorithms.svm") == "algorithms"
-    assert layer_of("fsbench.results.tables") == "base"
+    assert layer_of("fsbench.results.schema") == "base"
     assert layer_of("fsbench.results.loading") == "results"
-    assert layer_of("fsbench.diagnostics.base") == "evaluation"
+    assert layer_of("fsbench.diagnostics.base") == "diagnostics"
+    assert layer_of("fsbench.config") == "evaluation"
     assert layer_of("fsbench.nowhere") is None  # the root prefix does not swallow new modules
-    assert not _may_import("papers", "evaluation") and not _may_import("evaluation", "results")
+    assert not _may_import("papers", "diagnostics") and not _may_import("evaluation", "results")
+    assert not _may_import("results", "papers") and not _may_import("diagnostics", "papers")
     assert _may_import("run", "evaluation") and _may_import("papers", "results")
     assert _may_import("cli", "papers") and _may_import("evaluation", "base")
+    assert _may_import("diagnostics", "results") and _may_import("build", "run")
