@@ -29,7 +29,7 @@ module, of ``fsbench.x`` otherwise. Three rules:
    papers`` are upward.
 3. **Function-level imports only for an optional or heavy dependency** (:data:`LAZY_OK`: matplotlib,
    dask, h5py, openml, and scikit-learn's / scipy's file readers, which ``fsbench data list`` does not
-   need), each with a ``#`` comment on the import or on the line above it saying why.
+   need), each with a ``#`` comment saying why, on the import or in the import lines just above it.
    ``fsbench/cli.py`` is exempt: it imports lazily everywhere so that ``fsbench --help`` starts fast.
 
 :data:`KNOWN_VIOLATIONS` lists the violations that remain in modules other branches of issue #21 are
