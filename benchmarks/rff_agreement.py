@@ -44,7 +44,14 @@ import time
 from pathlib import Path
 
 import numpy as np
+from scipy.stats import spearmanr
 from threadpoolctl import threadpool_limits
+
+from benchmarks.timing import measure
+from fsbench.algorithms.alignment import SAS, alignment
+from fsbench.algorithms.targets import class_target
+from fsbench.data import open_dataset
+from fsbench.data.synthetic import weston_linear, weston_nonlinear
 
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 M_GRID = (50, 100, 200, 500, 1000, 2000)
@@ -70,8 +77,6 @@ def _zscore(X: np.ndarray) -> np.ndarray:
 
 def toy_data(generator: str, N: int, D: int | None, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """z-scored Weston toy (``weston_linear`` / ``weston_nonlinear``) with N rows and D features."""
-    from fsbench.data.synthetic import weston_linear, weston_nonlinear
-
     draw = {"weston_linear": weston_linear, "weston_nonlinear": weston_nonlinear}[generator]
     rng = np.random.default_rng(seed)
     kw = {} if D is None else {"n_features": D}
@@ -83,8 +88,6 @@ def toy_data(generator: str, N: int, D: int | None, seed: int) -> tuple[np.ndarr
 
 def case_data(case: str, seed: int) -> tuple[np.ndarray, np.ndarray, bool]:
     """(X z-scored, y, whether the data depend on the seed) of one study case."""
-    from fsbench.data import open_dataset
-
     if case in ("weston_linear", "weston_nonlinear"):
         return (*toy_data(case, 2000, None, seed), True)
     d = open_dataset(case)
@@ -97,8 +100,6 @@ def case_data(case: str, seed: int) -> tuple[np.ndarray, np.ndarray, bool]:
 
 def agreement(rank_a: np.ndarray, rank_b: np.ndarray, top: int = TOP) -> tuple[float, int]:
     """Spearman correlation of two complete rankings (1 = best) and the overlap of their top ``top``."""
-    from scipy.stats import spearmanr
-
     rho = float(spearmanr(rank_a, rank_b).statistic)
     top_a = set(np.flatnonzero(rank_a <= top))
     top_b = set(np.flatnonzero(rank_b <= top))
@@ -113,9 +114,6 @@ def _timed_fit(est, X, y) -> tuple[object, float, float]:
 
 def run_study(out: Path, cases=CASES, seeds=SEEDS, m_grid=M_GRID) -> dict:
     """Run (or resume) the agreement study; every finished fit is appended to a ``.partial`` JSONL file."""
-    from fsbench.algorithms.alignment import SAS, alignment
-    from fsbench.algorithms.targets import class_target
-
     partial = out / (FILES["study"] + ".partial")
     done: dict[tuple, dict] = {}
     if partial.exists():
@@ -249,11 +247,6 @@ def rff_iteration(N: int, D: int, seed: int = 0, n_components: int | None = None
     (as ``benchmarks.run``); ``n_components`` defaults to SAS's default m. Timing protocol of
     :mod:`benchmarks.timing` (one warm-up call, then ``repeats`` runs).
     """
-    from threadpoolctl import threadpool_limits
-
-    from benchmarks.timing import measure
-    from fsbench.algorithms.alignment import SAS
-
     X, y = toy_data("weston_linear", N, D, seed)
     m = SAS().n_components if n_components is None else n_components
     sel = SAS(kernel="rbf", approximation="rff", n_components=m, random_state=seed)
@@ -291,8 +284,6 @@ def run_scaling(out: Path, sizes=SCALING_N, D: int = LARGE_D, m_values=(500, 200
 
 def large_child(n_components: int | None = None, max_iter: int | None = None) -> None:
     """Body of the fresh subprocess of ``large``: generate, fit, print one JSON line."""
-    from fsbench.algorithms.alignment import SAS
-
     t0 = time.perf_counter()
     X, y = toy_data("weston_linear", LARGE_N, LARGE_D, 0)
     t_data = time.perf_counter() - t0
@@ -377,8 +368,6 @@ def run_stability(out: Path, cases=CASES, seeds=SEEDS) -> dict:
     under a small change of the starting point (the width only sets the start: it is absorbed by w).
     It changes nothing in the rule or the chosen m.
     """
-    from fsbench.algorithms.alignment import SAS
-
     study = json.loads((out / FILES["study"]).read_text())
     exact = {(r["case"], r["seed"]): r for r in study["records"] if r["m"] is None}
     load0 = [round(x, 2) for x in os.getloadavg()]

@@ -24,8 +24,9 @@ Measurements, each printed with its target (PASS/MISS) and written to ``benchmar
     identical. Target: ≥ 4× (issue #15). Needs the USPS data (``FSBENCH_DATA_DIR``, h5py); skipped
     otherwise. ``--tiny`` fits a small synthetic 4-class problem instead.
 
-``RESULTS.md`` is rendered from every JSON file present, with (d), the scaling benchmark of
-:mod:`benchmarks.scale` (its own entry point). Timing protocol: :mod:`benchmarks.timing`.
+``RESULTS.md`` is rendered from every JSON file present (:mod:`benchmarks.report`), with (d), the
+scaling benchmark of :mod:`benchmarks.scale`, and (f), :mod:`benchmarks.threads` (their own entry
+points). Timing protocol: :mod:`benchmarks.timing`.
 Data: the Weston linear toy (:mod:`fsbench.data.synthetic`, ``n_features = D``), z-scored.
 
 Options: ``--out DIR``, ``--only a,b,c``, ``--repeats N``, ``--tiny`` (seconds-long smoke sizes for the
@@ -35,22 +36,30 @@ tests; the targets are then not meaningful).
 from __future__ import annotations
 
 import argparse
-import datetime as _dt
-import json
 import os
-import re
 import sys
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
+from sklearn.feature_selection import RFE
+from sklearn.svm import SVC
 from threadpoolctl import threadpool_limits
 
-from benchmarks import reference
+from benchmarks import reference, reference_fspp
+from benchmarks.common import FIT_ITERS, RESULTS_DIR, dumps, header, ms, verdict, weston_data
+from benchmarks.common import RUN_FILES as FILES
+from benchmarks.report import render_markdown
 from benchmarks.timing import METHOD, blas_summary, environment, measure
-
-RESULTS_DIR = Path(__file__).resolve().parent / "results"
+from fsbench._malloc import tune_malloc
+from fsbench.algorithms.alignment import SAS
+from fsbench.algorithms.kernels import Kernel, joachims_C
+from fsbench.algorithms.rfe import SVMRFE
+from fsbench.algorithms.sensitivity import FSPP
+from fsbench.config import load_experiment
+from fsbench.protocol import build_selector, load_task_data
+from fsbench.run.plan import expand
 
 SAS_SIZES = [(500, 30), (500, 200), (1000, 30), (1000, 200), (2000, 30), (2000, 200)]
 SAS_TARGET_SIZE = (1000, 200)
@@ -58,7 +67,6 @@ SPEEDUP_TARGET = 20.0
 FLOOR_TARGET = 2.0
 RFE_SIZE = (500, 100)
 RFE_TARGET = 1.0
-FIT_ITERS = 10
 #: CPU-seconds budget per function and size; the reference at N = 2000, D = 200 takes one (cold) call.
 REF_BUDGET_S = 6.0
 
@@ -67,32 +75,9 @@ FSPP_CONFIG = Path(__file__).resolve().parents[1] / "configs" / "ramona2012" / "
 
 TINY = {"sas_sizes": [(60, 6), (80, 12)], "sas_target": (80, 12), "rfe_size": (40, 8), "repeats": 2}
 
-FILES = {
-    "a": "a_sas_vs_reference.json",
-    "b": "b_sas_vs_floor.json",
-    "c": "c_rfe_vs_sklearn.json",
-    "e": "e_fspp_usps.json",
-}
-
-
-# --------------------------------------------------------------------------------------------- data
-def weston_data(N: int, D: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """z-scored Weston linear toy with D features (the 6 relevant ones first), labels ±1."""
-    from fsbench.data.synthetic import weston_linear
-
-    rng = np.random.default_rng(seed)
-    while True:
-        X, y = weston_linear(N, rng, n_features=D)
-        if np.unique(y).size == 2:
-            break
-    sd = X.std(axis=0)
-    return (X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0), y
-
 
 # --------------------------------------------------------------------------------------------- (a), (b)
 def _counting_sas():
-    from fsbench.algorithms.alignment import SAS
-
     class CountingSAS(SAS):
         """SAS that counts criterion evaluations (= Gram matrices: the start plus every trial step)."""
 
@@ -105,8 +90,6 @@ def _counting_sas():
 
 def sas_case(N: int, D: int, repeats: int, seed: int = 0) -> dict[str, object]:
     """Time fsbench's SAS iteration, the reference, the floor operations and full SAS fits at (N, D)."""
-    from fsbench.algorithms.alignment import SAS
-
     X, y = weston_data(N, D, seed)
     y01 = (y > 0).astype(int)
     sel = SAS(kernel="rbf", gamma="median", memory_limit=None)  # the dense path
@@ -194,12 +177,6 @@ def sas_case(N: int, D: int, repeats: int, seed: int = 0) -> dict[str, object]:
 # --------------------------------------------------------------------------------------------- (c)
 def rfe_case(N: int, D: int, repeats: int, seed: int = 0) -> dict[str, object]:
     """Time fsbench's linear SVM-RFE and scikit-learn's RFE(SVC(linear)) on the same data."""
-    from sklearn.feature_selection import RFE
-    from sklearn.svm import SVC
-
-    from fsbench.algorithms.kernels import Kernel, joachims_C
-    from fsbench.algorithms.rfe import SVMRFE
-
     X, y = weston_data(N, D, seed)
     # A fixed C for both: Joachims' C-hat of the whole training set (fsbench's default rule, evaluated once).
     C = joachims_C(Kernel("linear"), X)
@@ -231,10 +208,6 @@ def rfe_case(N: int, D: int, repeats: int, seed: int = 0) -> dict[str, object]:
 # --------------------------------------------------------------------------------------------- (e)
 def usps_fspp_input() -> tuple[np.ndarray, np.ndarray, dict[str, object], str]:
     """X, y and FSPP parameters exactly as the first ``fspp`` task of the Table II USPS config gets them."""
-    from fsbench.config import load_experiment
-    from fsbench.protocol import build_selector, load_task_data
-    from fsbench.run.plan import expand
-
     exp = load_experiment(FSPP_CONFIG)
     task = next(t for t in expand(exp) if t.selector.name == "fspp")
     # the steps of fsbench.protocol.run_task up to the selector's fit
@@ -259,9 +232,6 @@ def tiny_fspp_input() -> tuple[np.ndarray, np.ndarray, dict[str, object], str]:
 
 def fspp_case(X: np.ndarray, y: np.ndarray, params: dict[str, object]) -> dict[str, object]:
     """One FSPP fit by fsbench and one by the pre-speed-up reference, CPU-timed, rankings compared."""
-    from benchmarks import reference_fspp
-    from fsbench.algorithms.sensitivity import FSPP
-
     out: dict[str, tuple] = {}
 
     def reference():
@@ -296,180 +266,7 @@ def fspp_case(X: np.ndarray, y: np.ndarray, params: dict[str, object]) -> dict[s
     }
 
 
-# --------------------------------------------------------------------------------------------- reports
-def _dumps(doc: dict[str, object]) -> str:
-    """Indented JSON with lists of numbers kept on one line."""
-    text = json.dumps(doc, indent=1)
-    return (
-        re.sub(
-            r"\[\s*([-+0-9.eE,\s]+?)\s*\]",
-            lambda m: "[" + ", ".join(x.strip() for x in m.group(1).split(",")) + "]",
-            text,
-        )
-        + "\n"
-    )
-
-
-def verdict(ok: bool) -> str:
-    return "PASS" if ok else "MISS"
-
-
-def _header(env: dict[str, object], tiny: bool) -> dict[str, object]:
-    return {
-        "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "method": METHOD,
-        "tiny": tiny,
-        "cpu_model": env["cpu_model"],
-        "blas": blas_summary(env),
-        "environment": env,
-    }
-
-
-def _ms(s: float) -> str:
-    return f"{s * 1e3:.3g}" if s < 10 else f"{s * 1e3:.0f}"
-
-
-def render_markdown(out: Path) -> str:
-    """``RESULTS.md`` from the JSON files in ``out``."""
-    docs = {k: json.loads((out / f).read_text()) for k, f in FILES.items() if (out / f).exists()}
-    lines = ["# fsbench speed benchmarks", "", "Generated by `make bench` (`python -m benchmarks.run`)."]
-    first = next(iter(docs.values()), None)
-    if first is not None:
-        lines += [
-            "",
-            f"* CPU: {first['cpu_model']} ({first['environment']['cpu_count']} logical cores); "
-            f"BLAS: {first['blas']}",
-            f"* timing: {first['method']}",
-            f"* numpy {first['environment']['numpy']}, scipy {first['environment']['scipy']}, "
-            f"scikit-learn {first['environment']['scikit-learn']}, Python {first['environment']['python']}",
-        ]
-        if first.get("tiny"):
-            lines.append("* **tiny smoke sizes (`--tiny`): the targets are not meaningful**")
-    if "a" in docs:
-        a = docs["a"]
-        lines += [
-            "",
-            f"## (a) SAS iteration vs the per-feature reference — target ≥ {a['target']:g}× at "
-            f"N = {a['target_size'][0]}, D = {a['target_size'][1]}: **{a['verdict']}**",
-            "",
-            f"Run {a['date']}, load average at start {a['environment']['loadavg_1_5_15']}. RBF kernel, "
-            "median width, Weston linear toy (z-scored). *fsbench iteration* = `Kernel.gram` + "
-            "`SAS._criterion` + `Kernel.scale_gradient` (one accepted ascent step); *fit / iteration* = "
-            f"(SAS fit with max_iter={FIT_ITERS}, tol=0 − fit with max_iter=0) / n_iter, which includes the "
-            "Armijo trial steps (Gram matrices per step in the next column). Times: median CPU ms.",
-            "",
-            "| N | D | fsbench iteration | fit / iteration | Grams / step | reference | speedup | "
-            "max rel. gradient diff |",
-            "|---|---|---|---|---|---|---|---|",
-        ]
-        for r in a["cases"]:
-            ref = r["timings"]["reference_iteration"]
-            note = " (1 cold run)" if ref["cold"] else f" ({ref['runs']} runs)"
-            lines.append(
-                f"| {r['N']} | {r['D']} | {_ms(r['fsbench_iteration_s'])} | "
-                f"{_ms(r['fit_per_iteration_s'])} | {r['fit_grams_per_iteration']:.2f} | "
-                f"{_ms(r['reference_iteration_s'])}{note} | "
-                f"{r['speedup']:.1f}× | {r['gradient_max_rel_diff']:.1e} |"
-            )
-    if "b" in docs:
-        b = docs["b"]
-        lines += [
-            "",
-            f"## (b) SAS iteration vs the floor (one N×N exp + 3 N×N×D GEMMs) — target ≤ {b['target']:g}×: "
-            f"**{b['verdict']}**",
-            "",
-            "Same runs as (a). GEMM = `A @ B.T` with distinct (N, D) operands (general dgemm, 2·N²·D flops). "
-            "The last columns split the fsbench iteration into its parts (timed separately: the Gram "
-            "matrix, the rest of the value pass — the reductions ⟨K, K*⟩, ‖K‖² and the alignment — and "
-            "the gradient pass, M and its contraction) and give "
-            "its minor page faults (first touches of fresh 4 KiB pages of N×N temporaries). "
-            "Times: median CPU ms.",
-            "",
-            "| N | D | fsbench iteration | exp N×N | GEMM N×N×D (GFLOP/s) | floor | ratio | | "
-            "gram / criterion / scale_gradient | page faults |",
-            "|---|---|---|---|---|---|---|---|---|---|",
-        ]
-        for r in b["cases"]:
-            lines.append(
-                f"| {r['N']} | {r['D']} | {_ms(r['fsbench_iteration_s'])} | {_ms(r['exp_NxN_s'])} | "
-                f"{_ms(r['gemm_NxNxD_s'])} ({r['gemm_gflops']:.1f}) | {_ms(r['floor_s'])} | "
-                f"{r['floor_ratio']:.2f}× | {verdict(r['floor_ratio'] <= b['target'])} | "
-                f"{_ms(r['gram_s'])} / {_ms(r['criterion_s'])} / {_ms(r['scale_gradient_s'])} | "
-                f"{r['iteration_page_faults']:.0f} |"
-            )
-        lines += [
-            "",
-            "The floor counts the exp and the GEMMs only. Besides them, an fsbench iteration makes about "
-            "ten memory-bound elementwise passes over N×N arrays: the clip of the `exp` argument in "
-            "`Kernel.gram`, the class sums and ‖K‖² of the value pass, the two terms of M, `P = M∘K` and its "
-            "row and column sums in the gradient pass. It also allocates fresh N×N temporaries per "
-            "call (the page-faults column). With D = 200 the GEMMs dominate and the iteration is close to "
-            "the floor. With D = 30 they are cheap (2·N²·30 flops), so the elementwise passes set the time.",
-        ]
-    if "c" in docs:
-        c = docs["c"]
-        lines += [
-            "",
-            f"## (c) linear SVM-RFE vs scikit-learn RFE(SVC(kernel='linear')) — target ≤ {c['target']:g}×: "
-            f"**{c['verdict']}**",
-            "",
-        ]
-        if c.get("skipped"):
-            lines.append(f"Skipped: {c['skipped']}")
-        else:
-            r = c["case"]
-            lines += [
-                f"N = {r['N']}, D = {r['D']}, step = 1, fixed C = {r['C']:.4g} ({r['C_rule']}); "
-                f"run {c['date']}. Times: median CPU s.",
-                "",
-                "| N | D | fsbench rfe | sklearn RFE | ratio | same ranking |",
-                "|---|---|---|---|---|---|",
-                f"| {r['N']} | {r['D']} | {r['fsbench_s']:.3f} | {r['sklearn_s']:.3f} | {r['ratio']:.2f}× | "
-                f"{'yes' if r['same_ranking'] else 'NO (' + str(r['n_rank_differences']) + ' differ)'} |",
-            ]
-    from benchmarks.scale import render_section
-
-    lines += render_section(out)  # (d), written by `python -m benchmarks.scale`
-    from benchmarks.threads import render_section as threads_section
-
-    lines += threads_section(out)  # (f), written by `python -m benchmarks.threads`
-    # the random-feature path has its own study (python -m benchmarks.rff_agreement)
-    if (out / "RFF.md").exists():
-        lines += [
-            "",
-            "The random-feature path (`approximation: rff`): ranking agreement with exact SAS as m grows, "
-            "time per iteration at N = 1k–50k and the N = 10⁶ fit are in [RFF.md](RFF.md).",
-        ]
-    if "e" in docs:
-        d = docs["e"]
-        lines += [
-            "",
-            f"## (e) FSPP USPS fit: before vs after — target ≥ {d['target']:g}×: **{d['verdict']}**",
-            "",
-        ]
-        if d.get("skipped"):
-            lines.append(f"Skipped: {d['skipped']}")
-        else:
-            r = d["case"]
-            lines += [
-                f"{d['data']}: N = {r['N']}, D = {r['D']}, {r['n_classes']} classes; FSPP parameters "
-                f"`{json.dumps(r['params'], sort_keys=True)}`. *before* = `benchmarks/reference_fspp.py` "
-                "(the implementation before issue #15: every permuted row, SVC per pairwise machine, LAPACK "
-                "coupling); *after* = `fsbench.algorithms.sensitivity.FSPP`. One cold fit each, one core; "
-                "run "
-                f"{d['date']}, load average {r['loadavg_start']} at start, {r['loadavg_end']} at end "
-                "(other jobs shared the machine: CPU seconds, not wall). Times: CPU s.",
-                "",
-                "| N | D | before | after | speed-up | same ranking | iterations | scores_ max rel. diff |",
-                "|---|---|---|---|---|---|---|---|",
-                f"| {r['N']} | {r['D']} | {r['reference_s']:.1f} | {r['fsbench_s']:.1f} | "
-                f"{r['speedup']:.2f}× | "
-                f"{'yes' if r['same_ranking'] else 'NO (' + str(r['n_rank_differences']) + ' differ)'} | "
-                f"{r['n_iter']} | {r['scores_max_rel_diff']:.1e} |",
-            ]
-    return "\n".join(lines) + "\n"
-
-
+# --------------------------------------------------------------------------------------------- main
 def _print(msg: str = "") -> None:
     print(msg, flush=True)
 
@@ -485,8 +282,6 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeats", type=int, default=None, help="timed runs per function (default 9; tiny 2)")
     p.add_argument("--tiny", action="store_true", help="smoke-test sizes (seconds); targets not meaningful")
     args = p.parse_args(argv)
-    from fsbench._malloc import tune_malloc
-
     tune_malloc()  # the configuration fsbench's runner workers use
     parts = {s.strip() for s in args.only.split(",") if s.strip()}
     if not parts <= set(FILES):
@@ -507,17 +302,17 @@ def main(argv: list[str] | None = None) -> int:
         _print(f"timing: {METHOD}")
         _print(f"load average at start: {env['loadavg_1_5_15']}")
         if parts & {"a", "b"}:
-            head = _header(env, tiny)
+            head = header(env, tiny)
             cases = []
             for N, D in sas_sizes:
                 r = sas_case(N, D, repeats)
                 cases.append(r)
                 _print(
-                    f"  SAS N={N:5d} D={D:4d}: fsbench {_ms(r['fsbench_iteration_s'])} ms/iter "
-                    f"(fit: {_ms(r['fit_per_iteration_s'])} ms/iter, "
+                    f"  SAS N={N:5d} D={D:4d}: fsbench {ms(r['fsbench_iteration_s'])} ms/iter "
+                    f"(fit: {ms(r['fit_per_iteration_s'])} ms/iter, "
                     f"{r['fit_grams_per_iteration']:.2f} Grams/step)"
-                    f" | reference {_ms(r['reference_iteration_s'])} ms ({r['speedup']:.1f}x)"
-                    f" | floor {_ms(r['floor_s'])} ms ({r['floor_ratio']:.2f}x)"
+                    f" | reference {ms(r['reference_iteration_s'])} ms ({r['speedup']:.1f}x)"
+                    f" | floor {ms(r['floor_s'])} ms ({r['floor_ratio']:.2f}x)"
                 )
                 if r["gradient_max_rel_diff"] > 1e-6:
                     failed = True
@@ -532,7 +327,7 @@ def main(argv: list[str] | None = None) -> int:
                     "verdict": verdict(ok),
                     "cases": cases,
                 }
-                (out / FILES["a"]).write_text(_dumps(doc))
+                (out / FILES["a"]).write_text(dumps(doc))
                 summary.append(
                     f"(a) SAS iteration speedup vs per-feature reference at N={target_size[0]}, "
                     f"D={target_size[1]}: {at['speedup']:.1f}x (target >= {SPEEDUP_TARGET:g}x) {verdict(ok)}"
@@ -546,47 +341,37 @@ def main(argv: list[str] | None = None) -> int:
                     "verdict": verdict(ok),
                     "cases": [{k: v for k, v in r.items() if k != "timings"} for r in cases],
                 }
-                (out / FILES["b"]).write_text(_dumps(doc))
+                (out / FILES["b"]).write_text(dumps(doc))
                 summary.append(
                     f"(b) SAS iteration / floor (one NxN exp + 3 NxNxD GEMMs), target <= {FLOOR_TARGET:g}x "
                     f"at every size: worst {worst['floor_ratio']:.2f}x {verdict(ok)}"
                 )
                 summary += [
-                    f"      N={r['N']:5d} D={r['D']:4d}: {_ms(r['fsbench_iteration_s'])} ms / "
-                    f"{_ms(r['floor_s'])} ms = {r['floor_ratio']:.2f}x "
+                    f"      N={r['N']:5d} D={r['D']:4d}: {ms(r['fsbench_iteration_s'])} ms / "
+                    f"{ms(r['floor_s'])} ms = {r['floor_ratio']:.2f}x "
                     f"{verdict(r['floor_ratio'] <= FLOOR_TARGET)}"
                     for r in cases
                 ]
         if "c" in parts:
-            head = _header(env, tiny)
-            try:
-                import fsbench.algorithms.rfe  # noqa: F401
-            except ImportError as exc:
-                doc = head | {
-                    "target": RFE_TARGET,
-                    "verdict": "SKIPPED",
-                    "skipped": f"rfe not importable: {exc}",
-                }
-                summary.append(f"(c) linear RFE vs sklearn RFE: SKIPPED ({exc})")
-            else:
-                r = rfe_case(*rfe_size, repeats=max(1, min(repeats, 5)))
-                ok = r["ratio"] <= RFE_TARGET and r["same_ranking"]
-                doc = head | {
-                    "measurement": "linear SVM-RFE (step=1, fixed C) vs sklearn RFE(SVC(kernel='linear'))",
-                    "target": RFE_TARGET,
-                    "verdict": verdict(ok),
-                    "case": r,
-                }
-                if not r["same_ranking"]:
-                    failed = True
-                summary.append(
-                    f"(c) linear rfe / sklearn RFE at N={r['N']}, D={r['D']}: {r['fsbench_s']:.3f} s / "
-                    f"{r['sklearn_s']:.3f} s = {r['ratio']:.2f}x (target <= {RFE_TARGET:g}x), same ranking: "
-                    f"{'yes' if r['same_ranking'] else 'NO'} {verdict(ok)}"
-                )
-            (out / FILES["c"]).write_text(_dumps(doc))
+            head = header(env, tiny)
+            r = rfe_case(*rfe_size, repeats=max(1, min(repeats, 5)))
+            ok = r["ratio"] <= RFE_TARGET and r["same_ranking"]
+            doc = head | {
+                "measurement": "linear SVM-RFE (step=1, fixed C) vs sklearn RFE(SVC(kernel='linear'))",
+                "target": RFE_TARGET,
+                "verdict": verdict(ok),
+                "case": r,
+            }
+            if not r["same_ranking"]:
+                failed = True
+            summary.append(
+                f"(c) linear rfe / sklearn RFE at N={r['N']}, D={r['D']}: {r['fsbench_s']:.3f} s / "
+                f"{r['sklearn_s']:.3f} s = {r['ratio']:.2f}x (target <= {RFE_TARGET:g}x), same ranking: "
+                f"{'yes' if r['same_ranking'] else 'NO'} {verdict(ok)}"
+            )
+            (out / FILES["c"]).write_text(dumps(doc))
         if "e" in parts:
-            head = _header(env, tiny)
+            head = header(env, tiny)
             try:
                 X, y, params, source = tiny_fspp_input() if tiny else usps_fspp_input()
             except Exception as exc:  # no USPS data / h5py: the other benchmarks still run
@@ -609,7 +394,7 @@ def main(argv: list[str] | None = None) -> int:
                     f"fsbench {r['fsbench_s']:.1f} s = {r['speedup']:.2f}x (target >= {FSPP_TARGET:g}x), "
                     f"same ranking: {'yes' if r['same_ranking'] else 'NO'} {verdict(ok)}"
                 )
-            (out / FILES["e"]).write_text(_dumps(doc))
+            (out / FILES["e"]).write_text(dumps(doc))
 
     (out / "RESULTS.md").write_text(render_markdown(out))
     _print()

@@ -1,7 +1,7 @@
 """Thread benchmark (issue 15, left open there): does ``n_jobs`` > 1 speed up the blocked exact passes?
 
 ``python -m benchmarks.threads`` — SAS (RBF, median width, D = 50, the z-scored Weston linear toy of
-:func:`benchmarks.run.weston_data`) on the blocked path (``memory_limit`` =
+:func:`benchmarks.common.weston_data`) on the blocked path (``memory_limit`` =
 :data:`benchmarks.scale.BLOCKED_LIMIT`) with ``n_jobs`` in :data:`JOBS`. Measured: the **wall** time of
 one value pass plus one gradient pass
 (:func:`benchmarks.scale._exact_passes`), median over the repeats of :func:`benchmarks.timing.measure`,
@@ -9,8 +9,8 @@ with BLAS held at one thread (the runner's rule, so that ``n_jobs`` is the only 
 speed-up over ``n_jobs = 1``. CPU time is not the measure here: threads add CPU time, they save wall time.
 
 The machine's load average is recorded: a speed-up can only show on cores that are free. Results:
-``benchmarks/results/f_threads.json`` and section (f) of ``RESULTS.md`` (:func:`render_section`, called by
-:func:`benchmarks.run.render_markdown`).
+``benchmarks/results/f_threads.json`` and section (f) of ``RESULTS.md``
+(:func:`benchmarks.report.threads_section`).
 """
 
 from __future__ import annotations
@@ -21,24 +21,22 @@ import os
 from pathlib import Path as FilePath
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
-from benchmarks.run import weston_data
+from benchmarks.common import RESULTS_DIR, THREADS_FILE, weston_data
+from benchmarks.report import render_markdown
 from benchmarks.scale import BLOCKED_LIMIT, TINY_BLOCKED_LIMIT, _exact_passes
 from benchmarks.timing import environment, measure
+from fsbench.algorithms.alignment import SAS
 
 GRID = (5_000, 10_000, 20_000)
 TINY_GRID = (300,)
 JOBS = (1, 2)
 D = 50
-RESULTS_DIR = FilePath(__file__).resolve().parent / "results"
 
 
 def case(n: int, n_jobs: int, memory_limit: str, repeats: int = 3) -> dict[str, object]:
     """Median wall and CPU seconds of one value + gradient pass of blocked SAS with ``n_jobs`` threads."""
-    from threadpoolctl import threadpool_limits
-
-    from fsbench.algorithms.alignment import SAS
-
     X, y = weston_data(n, D, seed=0)
     sel = SAS(kernel="rbf", gamma="median", memory_limit=memory_limit, n_jobs=n_jobs)
     sel._check_params()
@@ -55,39 +53,6 @@ def case(n: int, n_jobs: int, memory_limit: str, repeats: int = 3) -> dict[str, 
         "repeats": len(t.wall),
         "load_average": os.getloadavg(),
     }
-
-
-def render_section(out: FilePath) -> list[str]:
-    """The ``RESULTS.md`` lines of section (f) if ``f_threads.json`` is in ``out`` (else none)."""
-    f = out / "f_threads.json"
-    if not f.exists():
-        return []
-    doc = json.loads(f.read_text())
-    lines = [
-        "",
-        f"## (f) threads over Gram blocks: `n_jobs` = 2 vs 1 (blocked exact SAS, D = {doc['D']}) — measured, "
-        "no target",
-        "",
-        "`python -m benchmarks.threads` (`make bench-scale`): wall time of one value + one gradient pass "
-        f"of SAS on the blocked path (memory_limit = {doc['memory_limit']}), median of 3, BLAS at one "
-        f"thread so that `n_jobs` is the only parallelism; {doc['environment']['cpu_count']} cores.",
-        "",
-        "| N | n_jobs = 1: wall s | n_jobs = 2: wall s (CPU s) | speed-up | load average (1 min) |",
-        "|---|---|---|---|---|",
-    ]
-    cases = doc["cases"]
-    for n in sorted({c["N"] for c in cases}):
-        a, b = (next(c for c in cases if c["N"] == n and c["n_jobs"] == j) for j in JOBS)
-        lines.append(
-            f"| {n:,} | {a['wall_s']:.3f} | {b['wall_s']:.3f} ({b['cpu_s']:.3f}) | {b['speedup']:.2f}× | "
-            f"{a['load_average'][0]:.2f} / {b['load_average'][0]:.2f} |"
-        )
-    lines += [
-        "",
-        "The runner keeps selectors at `n_jobs = 1` (its parallelism is over tasks); `n_jobs` is for one "
-        "large fit on a machine with free cores.",
-    ]
-    return lines
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -109,11 +74,9 @@ def main(argv: list[str] | None = None) -> int:
                 f"speed-up {r['speedup']:.2f}x, load {r['load_average'][0]:.2f}"
             )
     args.out.mkdir(parents=True, exist_ok=True)
-    name = "f_threads_tiny.json" if args.tiny else "f_threads.json"
+    name = "f_threads_tiny.json" if args.tiny else THREADS_FILE
     doc = {"memory_limit": limit, "D": D, "cases": rows, "environment": environment()}
     (args.out / name).write_text(json.dumps(doc, indent=1) + "\n")
-    from benchmarks.run import render_markdown
-
     (args.out / "RESULTS.md").write_text(render_markdown(args.out))
     return 0
 

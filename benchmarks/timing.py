@@ -31,6 +31,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
+import scipy
+import sklearn
+from threadpoolctl import threadpool_info
 
 METHOD = (
     "one BLAS thread (threadpoolctl), glibc malloc tuned as in fsbench's workers (fsbench._malloc), one "
@@ -127,10 +130,6 @@ def cpu_model() -> str:
 
 def environment() -> dict[str, object]:
     """CPU model, core count, BLAS libraries (threadpoolctl) with their thread counts, versions, load."""
-    import scipy
-    import sklearn
-    from threadpoolctl import threadpool_info
-
     pools = [
         {
             k: p.get(k)

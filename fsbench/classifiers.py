@@ -36,9 +36,13 @@ from itertools import combinations
 from typing import Any
 
 import numpy as np
+from sklearn.neighbors import KNeighborsClassifier
 from sklearn.svm import SVC
 
-from fsbench.algorithms.kernels import Kernel, joachims_C
+from fsbench.algorithms.clinical_kernel import ClinicalKernel
+from fsbench.algorithms.coupling import couple_hastie_tibshirani
+from fsbench.algorithms.kernels import Kernel, joachims_C, origin_sq_distances
+from fsbench.algorithms.svm import PairwiseCouplingSVC
 
 
 @dataclass(frozen=True)
@@ -61,9 +65,6 @@ def _svm(Z_tr, y_tr, Z_te, kernel, protocol, *, categorical=None, random_state=N
 
 
 def _svm_coupling(Z_tr, y_tr, Z_te, kernel, protocol, *, categorical=None, random_state=None) -> Fitted:
-    from fsbench.algorithms.kernels import origin_sq_distances
-    from fsbench.algorithms.svm import PairwiseCouplingSVC
-
     kern = _kernel(kernel).resolved(Z_tr)
     c = joachims_C(kern, Z_tr) if protocol.C == "joachims" else float(protocol.C)
     clf = PairwiseCouplingSVC(C=None if protocol.C == "joachims" else c, random_state=random_state)
@@ -72,8 +73,6 @@ def _svm_coupling(Z_tr, y_tr, Z_te, kernel, protocol, *, categorical=None, rando
 
 
 def _knn(Z_tr, y_tr, Z_te, kernel, protocol, *, categorical=None, random_state=None) -> Fitted:
-    from sklearn.neighbors import KNeighborsClassifier
-
     if protocol.k > len(y_tr):
         raise ValueError(f"knn with k = {protocol.k} needs at least k training samples, got {len(y_tr)}")
     pred = KNeighborsClassifier(n_neighbors=protocol.k).fit(Z_tr, y_tr).predict(Z_te)
@@ -81,8 +80,6 @@ def _knn(Z_tr, y_tr, Z_te, kernel, protocol, *, categorical=None, random_state=N
 
 
 def _clinical_svm(Z_tr, y_tr, Z_te, kernel, protocol, *, categorical=None, random_state=None) -> Fitted:
-    from fsbench.algorithms.clinical_kernel import ClinicalKernel
-
     kern = ClinicalKernel(categorical).fit(Z_tr)
     c = float(protocol.C)
     clf = SVC(kernel="precomputed", C=c, class_weight=protocol.class_weight).fit(kern.gram(Z_tr), y_tr)
@@ -179,10 +176,6 @@ def fit_predict_per_pair(
         Predictions, and the mean of the pairs' C (the global ``svm_coupling`` reports the whole-set Ĉ
         instead, so the two ``C`` columns are not comparable).
     """
-    from fsbench.algorithms.coupling import couple_hastie_tibshirani
-    from fsbench.algorithms.kernels import origin_sq_distances
-    from fsbench.algorithms.svm import PairwiseCouplingSVC
-
     if protocol.classifier not in ("svm", "svm_coupling"):
         raise ValueError(
             f"per-pair selection needs the svm or svm_coupling classifier, got {protocol.classifier!r}"

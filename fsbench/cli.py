@@ -1,4 +1,4 @@
-"""``fsbench`` command line: a thin typer layer over runner, plots, report and data.
+"""``fsbench`` command line: a thin typer layer over run, plots, report and data.
 
 Every user error (bad config, missing or corrupted data, refused resume) is printed as one line on
 stderr and exits with code 2 — no traceback. ``fsbench run A.yaml B.yaml`` validates every config
@@ -65,7 +65,7 @@ def user_errors(fn: Callable) -> Callable:
     def wrapper(*args, **kwargs):
         from fsbench.config import ConfigError
         from fsbench.data import DatasetError
-        from fsbench.runner import RunError
+        from fsbench.run.errors import RunError
 
         try:
             return fn(*args, **kwargs)
@@ -141,8 +141,10 @@ def run(
 ) -> None:
     """Run experiment config(s); finished tasks are saved at once and skipped when run again."""
     from fsbench.config import load_experiment
-    from fsbench.runner import check_backend_options, check_output, run_experiment, validate
-    from fsbench.runner import dry_run as do_dry_run
+    from fsbench.run.checks import check_backend_options, check_output
+    from fsbench.run.engine import dry_run as do_dry_run
+    from fsbench.run.engine import run_experiment
+    from fsbench.run.plan import validate
 
     check_backend_options(backend, scheduler, workers)  # before anything is read or created
     exps = [
@@ -233,7 +235,7 @@ def diagnose(
     """Run a diagnostic (an analysis that is not select-then-classify) on the run store, then draw it."""
     from fsbench.config import load_experiment
     from fsbench.diagnostics.registry import get_diagnostic
-    from fsbench.runner import run_experiment
+    from fsbench.run.engine import run_experiment
 
     exp = load_experiment(config, {"repeats": repeats, "seed": seed}, kind="diagnostic")
     target = out or Path("results") / exp.name
@@ -366,7 +368,7 @@ def report(
     or pass --allow-incomplete.
     """
     from fsbench.report import write_report
-    from fsbench.runner import unfinished_runs
+    from fsbench.run.engine import unfinished_runs
 
     if not allow_incomplete:
         partial = unfinished_runs(results_dir)

@@ -4,14 +4,14 @@ the contract it must meet, and the hash of its source.
 * :func:`activate` prepends a config's ``plugins`` directories to ``sys.path``, in the parent and in
   every worker (each task carries them), so a class outside any installed package can be named.
 * :func:`check_contract` is run by :func:`fsbench.run.plan.validate` for every *user class* (one whose
-  module is not part of fsbench) before a run starts: the class must be a scikit-learn estimator
-  (``get_params``/``set_params``/``fit``, constructible with its defaults and with the config's
-  params, clonable), and fitted on a tiny seeded problem (:func:`check_problem`: 20 x 4, two classes,
-  ``y`` = class indices 0/1, built exactly as a task builds the selector) it must set a valid
-  ``ranking_`` (a permutation of 1..D, 1 = best) or be a transformer (``kind = "transform"``, or
-  ``transform`` and no ``ranking_``) whose output has one row per sample. A failure is one line
-  (:class:`ContractError`) naming what failed; fsbench's own selectors are tested by the test suite
-  instead, and are not fitted here.
+  module is not part of fsbench, :func:`fsbench.protocol.is_user_class`) before a run starts: the class
+  must be a scikit-learn estimator (``get_params``/``set_params``/``fit``, constructible with its
+  defaults and with the config's params, clonable), and fitted on a tiny seeded problem
+  (:func:`check_problem`: 20 x 4, two classes, ``y`` = class indices 0/1, built exactly as a task
+  builds the selector) it must set a valid ``ranking_`` (a permutation of 1..D, 1 = best) or be a
+  transformer (``kind = "transform"``, or ``transform`` and no ``ranking_``) whose output has one row
+  per sample. A failure is one line (:class:`ContractError`) naming what failed; fsbench's own
+  selectors are tested by the test suite instead, and are not fitted here.
 * :func:`source_of` gives the file and sha256 of a user class's module, recorded in ``run.json``
   (``plugin_sources``) and in each task file (``code_hash``), so that resuming with changed code is
   caught like a changed fsbench commit.
@@ -28,6 +28,11 @@ from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
+from sklearn.base import clone
+
+from fsbench.algorithms.registry import resolve
+from fsbench.config import KernelConfig
+from fsbench.protocol import build_selector, is_transform
 
 #: Size of the check problem (samples, features): small enough to cost nothing for any sane selector.
 CHECK_SHAPE = (20, 4)
@@ -48,13 +53,6 @@ def activate(dirs: Iterable[str]) -> None:
     for d in reversed(list(dirs)):
         if d not in sys.path:
             sys.path.insert(0, d)
-
-
-def is_user_class(cls: type) -> bool:
-    """Whether ``cls`` is a researcher's own class rather than one of fsbench's (checked, hashed, and
-    given numeric ``gamma`` values, see :func:`fsbench.protocol.build_selector`)."""
-    module = getattr(cls, "__module__", "") or ""
-    return not (module == "fsbench" or module.startswith("fsbench."))
 
 
 def source_of(cls: type) -> dict[str, str | None]:
@@ -109,8 +107,6 @@ def check_contract(sel, kernels: Iterable[Any]) -> None:
         The experiment kernels it will run under: the class is built once per kernel, exactly as a task
         builds it (:func:`fsbench.protocol.build_selector`: inherited kernel parameters, numeric gamma).
     """
-    from fsbench.algorithms.registry import resolve
-
     cls = resolve(sel.name)
     kernels = list(dict.fromkeys(kernels))  # distinct, in config order
     key = json.dumps(
@@ -148,11 +144,6 @@ def check_class(name: str, cls: type) -> None:
 
 
 def _check(sel, cls: type, kernels: list) -> None:
-    from sklearn.base import clone
-
-    from fsbench.config import KernelConfig
-    from fsbench.protocol import build_selector, is_transform  # protocol imports this module
-
     name = sel.name
     check_class(name, cls)
     X, y = check_problem()

@@ -53,7 +53,6 @@ from fsbench.classifiers import fit_predict, fit_predict_per_pair
 from fsbench.config import KernelConfig, ProtocolConfig, SelectorConfig
 from fsbench.data import SyntheticDataset, open_dataset
 from fsbench.pairwise import fit_per_pair
-from fsbench.plugins import is_user_class
 from fsbench.resampling import (  # noqa: F401  (re-exported: the protocol's public vocabulary)
     MAX_REDRAWS,
     _balanced_take,
@@ -184,6 +183,13 @@ class TaskResult:
 
 
 # --------------------------------------------------------------------------- selector
+def is_user_class(cls: type) -> bool:
+    """Whether ``cls`` is a researcher's own class rather than one of fsbench's (checked, hashed, and
+    given numeric ``gamma`` values, see :func:`build_selector` and :mod:`fsbench.plugins`)."""
+    module = getattr(cls, "__module__", "") or ""
+    return not (module == "fsbench" or module.startswith("fsbench."))
+
+
 #: Selector parameters the protocol fills in from the dataset when the config does not set them
 #: (name -> the :class:`TaskData` attribute); recorded as ``"<from dataset>"`` in ``params``.
 DATASET_INPUTS = {"categorical": "categorical"}
@@ -225,7 +231,7 @@ def build_selector(
     support that kernel (``supported_kernels`` class attribute, default all); e.g. AROM and KFDS are
     linear machines and keep their own kernel under an RBF experiment (ALGORITHMS.md §3.3).
 
-    A *user class* (a ``package.module:Class`` outside fsbench, :func:`fsbench.plugins.is_user_class`)
+    A *user class* (a ``package.module:Class`` outside fsbench, :func:`is_user_class`)
     cannot be expected to know fsbench's RBF width rules: when its ``gamma`` parameter would receive a
     rule string (``"median"``, ``"median/4"``, ... — inherited from the experiment kernel or written
     in its own params), it receives the number that rule gives on ``X``, its training data

@@ -13,7 +13,7 @@ from threadpoolctl import threadpool_info, threadpool_limits
 
 from fsbench.config import parse_experiment
 from fsbench.protocol import derive_seed
-from fsbench.runner import expand
+from fsbench.run.plan import expand
 
 #: TINY plus the thread probe, which reports the BLAS threads it sees as n_iter (must be 1).
 PROBED = {**TINY, "selectors": [*TINY["selectors"], {"name": "conftest:ThreadProbe", "label": "probe"}]}

@@ -1,4 +1,4 @@
-"""fsbench.paper_compare: paper values vs our results (``fsbench report --paper``).
+"""fsbench.papers (values, cells, claims, render): paper values vs our results (``fsbench report --paper``).
 
 Synthetic results tables (the columns of results.csv) with hand-made numbers: every check kind of the
 paper-values FORMAT in a holding and a failing case, the unit conversions, Welch's test against scipy,

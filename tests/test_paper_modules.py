@@ -1,10 +1,9 @@
 """fsbench.papers.{values, sources, cells, checks, claims, readings, render, page}: the layering of the
 paper comparison.
 
-The comparison was one module (``fsbench.paper_compare``, now a re-export shim); it is split by concern
-with imports flowing one way, page → render → readings → claims → checks → cells → sources → values, so
-that e.g. reading a paper's values does not pull in the Markdown renderer (and nothing pulls in an
-algorithm).
+The comparison is split by concern with imports flowing one way, page → render → readings → claims →
+checks → cells → sources → values, so that e.g. reading a paper's values does not pull in the Markdown
+renderer (and nothing pulls in an algorithm).
 """
 
 from __future__ import annotations
@@ -55,7 +54,7 @@ def _layer_path(name: str) -> Path:
 @pytest.mark.parametrize("i", range(len(LAYERS)), ids=LAYERS)
 def test_modules_import_only_lower_layers(i):
     # static, so that a lazy import inside a function (invisible to the sys.modules check) is caught too
-    upper = {f"fsbench.papers.{m}" for m in LAYERS[i + 1 :]} | {"fsbench.paper_compare", "fsbench.report"}
+    upper = {f"fsbench.papers.{m}" for m in LAYERS[i + 1 :]} | {"fsbench.report"}
     found = _fsbench_imports(_layer_path(LAYERS[i]))
     # a package's modules are its own layer: fsbench.papers.readings.x may import fsbench.papers.readings.y
     above = {m for m in found if any(m == u or m.startswith(f"{u}.") for u in upper)}
@@ -70,7 +69,7 @@ def test_importing_a_layer_loads_no_layer_above_it():
         "bad = []\n"
         "for i, m in enumerate(layers):\n"
         "    __import__(f'fsbench.papers.{m}')\n"
-        "    above = [f'fsbench.papers.{u}' for u in layers[i + 1:]] + ['fsbench.paper_compare']\n"
+        "    above = [f'fsbench.papers.{u}' for u in layers[i + 1:]]\n"
         "    bad += [f'{m} loaded {u}' for u in above if u in sys.modules]\n"
         "    bad += [f'{m} loaded {a}' for a in sys.modules if a.startswith('fsbench.algorithms')]\n"
         "print('; '.join(bad))\n"
@@ -80,17 +79,6 @@ def test_importing_a_layer_loads_no_layer_above_it():
     )
     assert res.returncode == 0, res.stderr
     assert res.stdout.strip() == ""
-
-
-def test_shim_reexports_the_moved_names():
-    import fsbench.paper_compare as pc
-    from fsbench.papers import cells, claims, render, values
-
-    assert pc.paper_sections is render.paper_sections
-    assert pc.compare_table is cells.compare_table
-    assert pc.evaluate_claim is claims.evaluate_claim
-    assert pc.load_paper_values is values.load_paper_values
-    assert all(hasattr(pc, n) for n in pc.__all__)
 
 
 # The Ramona report (and every other committed report) rendered deterministically from the committed

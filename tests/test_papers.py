@@ -32,7 +32,7 @@ from fsbench.diagnostics.usps_pixel_bound import (
 from fsbench.papers import paul2015, ring2015, takes_figures, takes_kife, takes_timing
 from fsbench.papers.tables import paper_cells, read_paper_values
 from fsbench.protocol import _metrics
-from fsbench.runner import run_experiment
+from fsbench.run.engine import run_experiment
 
 TAKES_CFG = REPO / "configs" / "takes2011"
 KIFE_CFG = REPO / "configs" / "kife2011"

@@ -29,7 +29,7 @@ from fsbench.data import DatasetError, get_card, open_dataset
 from fsbench.diagnostics.registry import DIAGNOSTICS, get_diagnostic
 from fsbench.protocol import build_selector, load_task_data
 from fsbench.resampling import draw_split, kfold_parts, train_size
-from fsbench.runner import expand, validate
+from fsbench.run.plan import expand, validate
 
 CONFIG_FILES = sorted((REPO / "configs").rglob("*.yaml"))
 CONFIG_IDS = [p.relative_to(REPO / "configs").as_posix() for p in CONFIG_FILES]

@@ -15,7 +15,7 @@ import yaml
 from fsbench.cli import app
 from fsbench.config import ConfigError, config_kind, load_experiment
 from fsbench.data import DatasetError, get_card
-from fsbench.runner import validate
+from fsbench.run.plan import validate
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG_DIR = ROOT / "configs" / "ramona2012"

@@ -33,7 +33,8 @@ from conftest import (
 )
 
 from fsbench.protocol import derive_seed
-from fsbench.runner import TaskStore, git_commit
+from fsbench.run.provenance import git_commit
+from fsbench.run.store import TaskStore
 
 #: 3 n_train x 6 repeats x 3 selectors = 54 tasks, ~3 s serially; SAS always does 150 iterations.
 KILL_CONFIG = {

@@ -47,6 +47,7 @@ import yaml
 from fsbench.data.errors import DatasetError
 from fsbench.data.paths import cards_dir
 from fsbench.data.sources import availability
+from fsbench.data.synthetic import resolve_generator
 
 _ColRef = (int, str)
 
@@ -330,8 +331,6 @@ def load_card_file(file: Path) -> DatasetCard:
         raise DatasetError(f"{_where(file, 'expected.test')} needs n_samples and class_counts")
     n_features = expected.get("n_features")
     if kind == "synthetic":
-        from fsbench.data.synthetic import resolve_generator
-
         try:
             n_features = resolve_generator(sources[0].generator, sources[0].params).n_features
         except DatasetError as exc:

@@ -143,7 +143,7 @@ def load_openml(source: Source, what: str) -> RawTable:
     Note: this sets the ``openml`` package's cache root for the process.
     """
     try:
-        import openml
+        import openml  # heavy (requests, xmltodict, ...): loaded only to fetch an OpenML dataset
     except ImportError:
         raise DatasetError(f"{what}: the openml package is needed for openml id {source.openml_id}") from None
     openml.config.set_root_cache_directory(str(paths.cache_dir() / "openml"))

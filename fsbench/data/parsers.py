@@ -242,6 +242,7 @@ def _decompressed(path: Path) -> io.BytesIO | str:
 
 def parse_libsvm(files: dict[str, Path], parse: dict[str, Any], what: str) -> RawTable:
     """LibSVM/svmlight sparse text (optionally .bz2/.gz), densified."""
+    # heavy (scikit-learn, scipy): loaded only to parse, so that `fsbench data list/info` start fast
     from sklearn.datasets import load_svmlight_file
 
     kwargs: dict[str, Any] = {"zero_based": parse.get("zero_based", "auto")}
@@ -276,7 +277,7 @@ def parse_libsvm(files: dict[str, Path], parse: dict[str, Any], what: str) -> Ra
 
 def parse_mat(files: dict[str, Path], parse: dict[str, Any], what: str) -> RawTable:
     """MATLAB .mat (v5) with a feature matrix and a label vector."""
-    from scipy.io import loadmat
+    from scipy.io import loadmat  # heavy (scipy): loaded only to parse, as load_svmlight_file above
 
     path = files["data"]
     try:
@@ -300,7 +301,7 @@ def parse_mat(files: dict[str, Path], parse: dict[str, Any], what: str) -> RawTa
 def parse_hdf5(files: dict[str, Path], parse: dict[str, Any], what: str) -> RawTable:
     """HDF5 with train (and optionally test) arrays; needs h5py."""
     try:
-        import h5py
+        import h5py  # optional dependency (fsbench[hdf5])
     except ImportError:
         raise DatasetError(
             f"{what}: reading {files['data']} needs h5py, which is not installed; "

@@ -11,6 +11,4 @@ One module per concern, imports flowing one way (no module imports one listed be
 * :mod:`~fsbench.run.plan` — tasks of an experiment and validation of its config;
 * :mod:`~fsbench.run.provenance` — git commit, package versions, timestamps;
 * :mod:`~fsbench.run.errors` — :class:`RunError`.
-
-:mod:`fsbench.runner` re-exports the public names.
 """

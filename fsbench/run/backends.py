@@ -9,15 +9,24 @@ failed, the pool restarted), threads of this process (:func:`_threading_results`
 from __future__ import annotations
 
 import contextlib
+import faulthandler
 import hashlib
+import logging
 import os
 import re
 import traceback
 from collections import deque
 from collections.abc import Generator, Iterator
+from concurrent.futures import FIRST_COMPLETED, wait
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
+import joblib
+from joblib.externals.loky import get_reusable_executor
+from threadpoolctl import threadpool_limits
+
+from fsbench._malloc import tune_malloc
 from fsbench.diagnostics.registry import get_diagnostic
 from fsbench.plugins import activate as activate_plugins
 from fsbench.protocol import Task, TaskResult, failed_result, run_task
@@ -44,12 +53,6 @@ def _run_one(task: Task, env: dict[str, str | None] | None = None, crash_log: st
     the process dies of a fatal signal while running the task (removed when the task returns), so
     the parent can store where it crashed and tell the culprit from the other tasks in flight.
     """
-    import faulthandler
-
-    from threadpoolctl import threadpool_limits
-
-    from fsbench._malloc import tune_malloc
-
     tune_malloc()
     for key, value in (env or {}).items():
         if value is None:
@@ -122,11 +125,6 @@ def _until_crash(
 ) -> Generator[TaskResult, None, tuple[list[Task], BaseException] | None]:
     """Run the queued tasks in a pool of ``jobs`` processes, yielding results, until the queue is empty
     (return None) or a worker dies (return the tasks in flight then, and the error)."""
-    from concurrent.futures import FIRST_COMPLETED, wait
-    from concurrent.futures.process import BrokenProcessPool
-
-    from joblib.externals.loky import get_reusable_executor
-
     # One task per future, at most `jobs` in flight: a dead worker then points at a handful of tasks.
     executor = get_reusable_executor(
         max_workers=max(1, min(jobs, len(queue))), timeout=300, env={"FSBENCH_PLUGIN_CODE": code}
@@ -207,8 +205,6 @@ def _local_results(todo: list[Task], jobs: int, crash_dir: Path) -> Iterator[Tas
 
 def _threading_results(todo: list[Task], jobs: int) -> Iterator[TaskResult]:
     """Threads of this process (joblib): no protection against a crash."""
-    import joblib
-
     par = joblib.Parallel(n_jobs=jobs, backend="threading", return_as="generator_unordered", batch_size=1)
     yield from par(joblib.delayed(_run_one)(t) for t in todo)
 
@@ -222,7 +218,7 @@ def _dask_results(client, todo: list[Task]) -> Iterator[TaskResult]:
     a task queued behind the culprit on the same worker may be blamed too; ``--retry-failed`` runs
     it again. ``--backend dask-local`` configures its scheduler so that it is not (:func:`_dask_local`).
     """
-    from distributed import KilledWorker, as_completed
+    from distributed import KilledWorker, as_completed  # optional dependency (fsbench[dask]): lazy
 
     futures = client.map(_run_one, todo, pure=False)
     by_key = {f.key: t for f, t in zip(futures, todo)}
@@ -241,7 +237,7 @@ def _dask_results(client, todo: list[Task]) -> Iterator[TaskResult]:
 
 def _connect_scheduler(address: str):
     """A dask Client of the scheduler at ``address``, or RunError within :data:`SCHEDULER_TIMEOUT`."""
-    from dask.distributed import Client
+    from dask.distributed import Client  # optional dependency (fsbench[dask]): lazy
 
     try:
         return Client(address, timeout=SCHEDULER_TIMEOUT)
@@ -261,8 +257,7 @@ def _dask_local(workers: int | None) -> Iterator[Any]:
     culprit for sure, and it is recorded at once instead of killing three more workers (as with the
     defaults, under which a task queued behind it on the same worker is blamed too).
     """
-    import logging
-
+    # optional dependency (fsbench[dask]), imported only for --backend dask-local
     import dask
     from dask.distributed import Client, LocalCluster
 

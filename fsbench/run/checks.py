@@ -41,7 +41,7 @@ def check_backend_options(backend: str, scheduler: str | None, workers: int | No
             raise RunError(f"--scheduler {scheduler!r}: expected tcp://HOST:PORT, e.g. tcp://10.0.0.5:8786")
     if backend in ("dask", "dask-local"):
         try:
-            import dask.distributed  # noqa: F401
+            import dask.distributed  # noqa: F401  (optional dependency: only probed when asked for)
         except ImportError:
             raise RunError(f"--backend {backend} needs dask.distributed: pip install fsbench[dask]") from None
 

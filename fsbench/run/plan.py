@@ -11,9 +11,9 @@ from fsbench.algorithms.registry import UnknownSelectorError, get_selector, reso
 from fsbench.config import ConfigError, Experiment, SelectorConfig
 from fsbench.data import DatasetError, SyntheticDataset, get_card, open_dataset
 from fsbench.diagnostics.registry import UnknownDiagnosticError, get_diagnostic
-from fsbench.plugins import ContractError, check_class, check_contract, is_user_class, source_of
+from fsbench.plugins import ContractError, check_class, check_contract, source_of
 from fsbench.plugins import activate as activate_plugins
-from fsbench.protocol import Task
+from fsbench.protocol import Task, is_user_class
 from fsbench.resampling import train_size
 
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import importlib.metadata as md
 import platform
 import subprocess
 from datetime import datetime, timezone
@@ -29,8 +30,6 @@ def git_commit() -> tuple[str, bool]:
 
 
 def package_versions() -> dict[str, str]:
-    import importlib.metadata as md
-
     out = {"python": platform.python_version()}
     for name in ("fsbench", "numpy", "scipy", "scikit-learn", "pandas", "joblib", "threadpoolctl"):
         try:
