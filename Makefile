@@ -64,10 +64,16 @@ bench-scale: install
 #                                          (configs/scale/ is not a paper: a plain report)
 # Per-experiment execution settings (e.g. `jobs: 1` for CPU-time tables) live in the configs. Configs whose
 # dataset is not available (marked "DATASET NOT AVAILABLE") keep their target, which refuses with one line;
-# the paper targets skip them.
+# the paper targets skip them. A config with a `base:` line (an override, docs/config-overrides.md) is a
+# diagnostic / unavailable when a file of its base chain says so.
 CONFIGS     := $(filter-out %/paper_values.yaml,$(wildcard configs/*/*.yaml))
-DIAGNOSTICS := $(shell grep -l '^diagnostic:' $(CONFIGS))
-UNAVAILABLE := $(shell grep -l 'DATASET NOT AVAILABLE' $(CONFIGS))
+BASE_OF     := $(shell awk '/^base:/ {gsub(/["\047]/, "", $$2); print FILENAME "=" $$2}' $(CONFIGS))
+base_of      = $(patsubst $(CURDIR)/%,%,$(abspath $(addprefix $(dir $(1)),$(patsubst $(1)=%,%,$(filter $(1)=%,$(BASE_OF))))))
+# the config and its bases, at most 8 deep (fsbench itself refuses a cycle)
+chain_of     = $(1)$(if $(2), $(foreach b,$(call base_of,$(1)),$(call chain_of,$(b),$(wordlist 2,9,$(2)))))
+in_chain     = $(foreach c,$(CONFIGS),$(if $(filter $(call chain_of,$(c),1 2 3 4 5 6 7 8),$(1)),$(c)))
+DIAGNOSTICS := $(call in_chain,$(shell grep -l '^diagnostic:' $(CONFIGS)))
+UNAVAILABLE := $(call in_chain,$(shell grep -l 'DATASET NOT AVAILABLE' $(CONFIGS)))
 PAPERS      := $(sort $(notdir $(patsubst %/,%,$(dir $(CONFIGS)))))
 target_of    = reproduce-$(subst /,-,$(patsubst configs/%.yaml,%,$(1)))
 out_of       = results/$(patsubst configs/%.yaml,%,$(1))

@@ -8,6 +8,10 @@ The file must be UTF-8 YAML with no repeated key in a mapping (PyYAML would sile
 one, e.g. of two ``protocol:`` blocks); numbers (C, gamma, degree, offset, scale) must be finite.
 Each :class:`DatasetEntry` remembers where every protocol key came from (``protocol.n_test`` or
 ``dataset[1].protocol.n_test``), so checks made later against the dataset name the right key.
+
+A file may name a ``base:`` config (a path relative to it) and state only what it changes: its keys are
+deep-merged over the base's (:func:`read_config`), and the merged mapping is what is validated, hashed
+and written to ``run.json`` (docs/config-overrides.md).
 """
 
 from __future__ import annotations
@@ -21,9 +25,9 @@ from numbers import Integral, Real
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from fsbench.algorithms.kernels import GAMMA_RULES, KERNELS, parse_gamma
+from fsbench.config_files import ConfigError, read_config
+from fsbench.config_files import type_name as _tname
 
 #: Final classifiers (fsbench.classifiers) and the options each accepts besides ``name``.
 CLASSIFIER_OPTIONS: dict[str, set[str]] = {
@@ -96,14 +100,6 @@ DEFAULT_PROTOCOL: dict[str, Any] = {
     "folds": None,
     "selection": "global",
 }
-
-
-class ConfigError(ValueError):
-    """A config problem: ``file: key.path: what was expected``."""
-
-    def __init__(self, file: str | Path, key: str, message: str):
-        self.file, self.key, self.message = str(file), key, message
-        super().__init__(f"{file}: {key or '<top>'}: {message}")
 
 
 # --------------------------------------------------------------------------- dataclasses
@@ -236,27 +232,6 @@ def config_kind(raw: Any) -> str:
 
 
 # --------------------------------------------------------------------------- loading
-def read_config(path: str | Path) -> dict[str, Any]:
-    """The YAML mapping of a config file (UTF-8, no repeated keys); ConfigError otherwise."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(path, "", f"cannot read config file ({exc.strerror})") from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError(path, "", f"not UTF-8 text (byte {exc.start}: {exc.reason})") from None
-    try:
-        raw = yaml.load(text, Loader=_UniqueKeyLoader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(exc, "problem", None) or "syntax error"
-        raise ConfigError(path, "", f"invalid YAML{where}: {problem}") from None
-    if not isinstance(raw, dict):
-        raise ConfigError(path, "", f"expected a mapping of config keys, got {_tname(raw)}")
-    return raw
-
-
 _KIND_COMMAND = {
     "experiment": "fsbench run",
     "diagnostic": "fsbench diagnose",
@@ -267,7 +242,7 @@ _KIND_COMMAND = {
 def load_experiment(
     path: str | Path, overrides: dict[str, Any] | None = None, *, kind: str = "experiment"
 ) -> Experiment:
-    """Read, override and validate one YAML config.
+    """Read (merged over its ``base:`` chain, :func:`read_config`), override and validate one YAML config.
 
     ``kind`` is ``"experiment"`` (``fsbench run``) or ``"diagnostic"`` (``fsbench diagnose``); a file of
     another kind is refused with the command that takes it.
@@ -366,24 +341,6 @@ def thin_grid(values: list, k: int) -> list:
     return [values[i] for i in idx]
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """``yaml.SafeLoader`` that refuses a key repeated in one mapping (merge keys ``<<`` aside)."""
-
-    def construct_mapping(self, node, deep=False):
-        if isinstance(node, yaml.MappingNode):
-            seen: set[tuple[str, str]] = set()
-            for key_node, _ in node.value:
-                if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == "tag:yaml.org,2002:merge":
-                    continue
-                ident = (key_node.tag, key_node.value)
-                if ident in seen:
-                    raise yaml.constructor.ConstructorError(
-                        None, None, f"duplicate key {key_node.value!r}", key_node.start_mark
-                    )
-                seen.add(ident)
-        return super().construct_mapping(node, deep=deep)
-
-
 def parse_experiment(
     raw: dict[str, Any], source: str | Path = "<config>", *, kind: str = "experiment"
 ) -> Experiment:
@@ -462,19 +419,6 @@ def parse_experiment(
         settings=copy.deepcopy(settings),
         plugins=plugins,
     )
-
-
-def _tname(x: Any) -> str:
-    if x is None:
-        return "nothing (null)"
-    return {
-        dict: "a mapping",
-        list: "a list",
-        str: "a string",
-        bool: "a boolean",
-        int: "an integer",
-        float: "a number",
-    }.get(type(x), type(x).__name__)
 
 
 class _Validator:

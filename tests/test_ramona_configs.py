@@ -10,21 +10,20 @@ import math
 from pathlib import Path
 
 import pytest
-import yaml
 
 from fsbench.cli import app
 from fsbench.config import ConfigError, config_kind, load_experiment
+from fsbench.config_files import config_layers, read_config
 from fsbench.data import DatasetError, get_card
 from fsbench.run.plan import validate
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG_DIR = ROOT / "configs" / "ramona2012"
 VALUES = CONFIG_DIR / "paper_values.yaml"
-#: experiment configs (diagnostics such as tab2_pixel_bound are run by `fsbench diagnose`)
+#: experiment configs (diagnostics such as tab2_pixel_bound are run by `fsbench diagnose`); a reading
+#: that names a `base:` is classified by its merged config
 CONFIGS = sorted(
-    p
-    for p in CONFIG_DIR.glob("*.yaml")
-    if p != VALUES and config_kind(yaml.safe_load(p.read_text())) == "experiment"
+    p for p in CONFIG_DIR.glob("*.yaml") if p != VALUES and config_kind(read_config(p)) == "experiment"
 )
 IDS = [p.stem for p in CONFIGS]
 
@@ -82,19 +81,20 @@ def test_one_config_per_experiment_of_the_paper():
 def test_config_parses(path):
     exp = load_experiment(path)
     assert exp.name == path.stem, "file name = experiment name"
-    raw = yaml.safe_load(path.read_text())
+    raw = read_config(path)  # merged over its base: chain, if any
     assert raw["paper"] == "ramona2012" and raw.get("description")
     assert exp.seed == 2012
     text = path.read_text()
     assert text.startswith("# Ramona et al. 2012"), "header comment citing the paper"
-    assert "[D]" in text, "choices the paper leaves open are marked [D]"
+    chain = "".join(f.read_text() for f, _ in config_layers(path))
+    assert "[D]" in chain, "choices the paper leaves open are marked [D] (in the file or its base)"
 
 
 def test_experiment_names_unique_across_all_configs():
     names: dict[str, Path] = {}
     for p in sorted((ROOT / "configs").rglob("*.yaml")):
-        raw = yaml.safe_load(p.read_text())
-        if not isinstance(raw, dict) or "name" not in raw or "protocol" not in raw:
+        raw = read_config(p)
+        if "name" not in raw or "protocol" not in raw:
             continue  # not an experiment config (e.g. paper_values.yaml)
         assert raw["name"] not in names, f"{p} and {names.get(raw['name'])} share the name {raw['name']!r}"
         names[raw["name"]] = p

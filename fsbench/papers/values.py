@@ -13,7 +13,9 @@ cells → values; this module imports none of the others):
   substitutions list (:func:`card_note`).
 
 Configs and cards are read as YAML text, not through :mod:`fsbench.config` (which imports
-:mod:`fsbench.algorithms`), so that the comparison imports no algorithm.
+:mod:`fsbench.algorithms`), so that the comparison imports no algorithm; a config that names a ``base:``
+is read merged over it (:mod:`fsbench.config_files`), and its ``[D]`` comments are those of its own file
+plus the base's on keys it does not set (:func:`layered_defaults`).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from typing import Any
 import yaml
 
 import fsbench
+from fsbench.config_files import BASE_KEY, ConfigError, config_layers, merge_config
 from fsbench.papers.tables import read_paper_values, split_defaults
 
 #: File name of a paper's machine-readable values, in ``configs/<paper>/``.
@@ -220,6 +223,109 @@ def config_defaults(text: str) -> list[str]:
     return out
 
 
+def _line_keys(text: str) -> dict[int, str]:
+    """Line number -> dotted key path of the outermost key starting on that line (a list's items
+    belong to the list's key: a list is replaced whole by an override)."""
+    out: dict[int, str] = {}
+
+    def walk(node: yaml.Node, path: str, in_list: bool) -> None:
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                sub = path if in_list else f"{path}.{key.value}" if path else str(key.value)
+                out.setdefault(key.start_mark.line, sub)
+                walk(value, sub, in_list)
+        elif isinstance(node, yaml.SequenceNode):
+            for item in node.value:
+                out.setdefault(item.start_mark.line, path)
+                walk(item, path, True)
+
+    root = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    if root is not None:
+        walk(root, "", False)
+    return out
+
+
+def _keyed_chunks(text: str) -> list[tuple[str | None, str]]:
+    """``text`` cut after every line that is not a comment, each piece with the key path of that line.
+
+    :func:`config_defaults` ends a comment paragraph at every such line, so it gives the same items
+    piece by piece as on the whole text. A blank line takes the key of the next key line (a paragraph
+    before a blank line introduces what follows), a continuation line the key of the line above.
+    """
+    keys = _line_keys(text)
+    lines = text.splitlines()
+    chunks: list[tuple[str | None, str]] = []
+    start, last = 0, None
+    for i, line in enumerate(lines):
+        if line.strip().startswith("#"):
+            continue
+        if i in keys:
+            last = keys[i]
+        key = keys.get(i, last)
+        if not line.strip():
+            key = next((keys[j] for j in range(i + 1, len(lines)) if j in keys), None)
+        chunks.append((key, "\n".join(lines[start : i + 1])))
+        start = i + 1
+    if start < len(lines):
+        chunks.append((None, "\n".join(lines[start:])))
+    return chunks
+
+
+def _replaces(over: dict[str, Any], below: dict[str, Any], path: str) -> bool:
+    """Whether merging ``over`` onto ``below`` replaces the value at ``path`` (or a key above it)."""
+    for part in path.split("."):
+        if part not in over:
+            return False
+        if not (isinstance(over[part], dict) and isinstance(below.get(part), dict)):
+            return True  # replaced whole (a mapping merged key by key is not)
+        over, below = over[part], below[part]
+    return False
+
+
+def layered_defaults(layers: list[tuple[str, dict[str, Any]]]) -> list[str]:
+    """:func:`config_defaults` of a config read over its ``base:`` chain.
+
+    Parameters
+    ----------
+    layers : list of (str, dict)
+        Each file's text and own mapping, deepest base first (:func:`fsbench.config_files.config_layers`).
+
+    Returns
+    -------
+    list of str
+        A file's items, less those on a key (or under a key) that a file over it replaces; in the order
+        of the keys in the merged config (a file's header comment, on ``base:``, first). One file: exactly
+        :func:`config_defaults` of its text.
+    """
+    if len(layers) == 1:
+        return config_defaults(layers[0][0])
+    merged: dict[str, Any] = {}
+    below: list[dict[str, Any]] = []  # the merged mapping under each layer
+    for _, raw in layers:
+        below.append(merged)
+        merged = merge_config(merged, raw)
+    order: dict[str, int] = {}
+
+    def walk(m: dict[str, Any], prefix: str) -> None:
+        for k, v in m.items():
+            order.setdefault(f"{prefix}{k}", len(order))
+            if isinstance(v, dict):
+                walk(v, f"{prefix}{k}.")
+
+    walk(merged, "")
+    items: list[tuple[int, str]] = []
+    for i, (text, _) in enumerate(layers):
+        for key, chunk in _keyed_chunks(text):
+            over = [(raw, below[j]) for j, (_, raw) in enumerate(layers) if j > i]
+            if key == BASE_KEY and over:
+                continue  # a base's own header comment (above its `base:`) describes that file only
+            if key is not None and any(_replaces(o, b, key) for o, b in over):
+                continue
+            rank = -1 if key == BASE_KEY else order.get(key or "", len(order))
+            items += [(rank, d) for d in config_defaults(chunk)]
+    return [d for _, d in sorted(items, key=lambda x: x[0])]
+
+
 def read_configs(config_dir: Path) -> dict[str, ConfigInfo]:
     """Every experiment config of a paper directory, by experiment name.
 
@@ -237,17 +343,21 @@ def read_configs(config_dir: Path) -> dict[str, ConfigInfo]:
         if f.name == PAPER_VALUES:
             continue
         try:
-            text = f.read_text(encoding="utf-8")
-            data = _yaml_load(text)
-        except (OSError, yaml.YAMLError):
+            layers = config_layers(f)  # the file and its base: chain, deepest base first
+            texts = [p.read_text(encoding="utf-8") for p, _ in layers]
+        except (OSError, ConfigError):
             continue
-        if not isinstance(data, dict) or "name" not in data:
+        data = layers[0][1]
+        for _, raw in layers[1:]:
+            data = merge_config(data, raw)
+        if "name" not in data:
             continue
         datasets = list(dict.fromkeys(_entry_name(e) for e in _entries(data.get("dataset"))))
-        defaults = config_defaults(text)
+        defaults = layered_defaults([(text, raw) for text, (_, raw) in zip(texts, layers, strict=True)])
         notes = str(data.get("notes") or "")
         defaults += split_defaults(notes)
         unavailable = ""
+        text = "\n".join(reversed(texts))  # the file's own paragraph first
         m = re.search(r"DATASET NOT AVAILABLE:\s*(.*)", text)
         if m:
             para = [m.group(1)]
