@@ -11,7 +11,7 @@ Each :class:`DatasetEntry` remembers where every protocol key came from (``proto
 
 A file may name a ``base:`` config (a path relative to it) and state only what it changes: its keys are
 deep-merged over the base's (:func:`read_config`), and the merged mapping is what is validated, hashed
-and written to ``run.json`` (docs/config-overrides.md).
+and written to ``run.json`` (docs/config.md, "Readings as overrides").
 """
 
 from __future__ import annotations
