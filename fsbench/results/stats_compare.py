@@ -54,7 +54,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from fsbench.results.loading import BASELINE, ResultSet
+from fsbench.results.loading import ResultSet
+from fsbench.results.schema import BASELINE
 
 #: Columns identifying one block.
 BLOCK = ["source", "dataset", "kernel", "n_train", "n_features"]
