@@ -364,6 +364,7 @@ def plot_cd_diagram(
     -------
     matplotlib.figure.Figure
     """
+    # function-level: matplotlib loads only when a figure is drawn (not for tables or the console report)
     import matplotlib
 
     matplotlib.use("Agg")
