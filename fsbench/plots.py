@@ -33,8 +33,11 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter  # noqa: E402
 from scipy import stats  # noqa: E402
 
+from fsbench.results.loading import find_result_dirs, is_diagnostic, read_results  # noqa: E402
+from fsbench.results.schema import BASELINE  # noqa: E402
+from fsbench.results.tables import save_figure, to_markdown  # noqa: E402
+
 PROPOSED = {"sas", "scss", "kfds", "sfs"}
-BASELINE = "all"
 #: Default band rule: confidence bands only in figures with at most this many selectors (baseline included).
 BANDS_MAX = 5
 #: Markers cycled independently of the 10 tab10 colours: 7 and 10 are coprime, so the first 70
@@ -51,27 +54,6 @@ YLABEL = "test error (%)"
 
 class PlotError(ValueError):
     """A user error of ``fsbench plot`` (e.g. an unknown selector); reported as one line."""
-
-
-def find_result_files(paths: list[Path]) -> list[Path]:
-    """Every experiment ``results.csv`` at or under ``paths`` (diagnostics' tables, which have their own
-    columns, are left out)."""
-    files: list[Path] = []
-    for p in paths:
-        p = Path(p)
-        if p.is_file() and p.name == "results.csv":
-            files.append(p)
-        elif (p / "results.csv").exists():
-            files.append(p / "results.csv")
-        elif p.is_dir():
-            files.extend(sorted(p.rglob("results.csv")))
-    return [f for f in files if not _is_diagnostic(f)]
-
-
-def _is_diagnostic(path: Path) -> bool:
-    with open(path, encoding="utf-8") as fh:
-        header = fh.readline().strip().split(",")
-    return "diagnostic" in header
 
 
 def summarize(df: pd.DataFrame, by: list[str], value: str = "error") -> pd.DataFrame:
@@ -185,8 +167,6 @@ def selector_styles(df: pd.DataFrame) -> dict[str, dict]:
 
 
 def _save(fig: Figure, path: Path) -> list[Path]:
-    from fsbench.results.tables import save_figure
-
     # tight bbox (save_figure): the saved image grows to hold the legend outside the axes
     return save_figure(fig, path)
 
@@ -402,15 +382,6 @@ def cpu_table_wide(df: pd.DataFrame) -> pd.DataFrame:
     return (wide / fastest).reset_index() if fastest > 0 else wide.reset_index()
 
 
-def _markdown(df: pd.DataFrame) -> str:
-    cols = list(df.columns)
-    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    for _, r in df.iterrows():
-        cells = [f"{v:.4g}" if isinstance(v, float) else str(v) for v in r]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
-
-
 def plot_results(
     paths: list[Path],
     out: Path | None = None,
@@ -439,14 +410,16 @@ def plot_results(
     PlotError
         A selector that no table has, before anything is written.
     """
-    tables = [(f, pd.read_csv(f)) for f in find_result_files(paths)]
+    # diagnostics' tables have their own columns and their own figures (``fsbench diagnose``)
+    dirs = [d for d in find_result_dirs(paths) if not is_diagnostic(d)]
+    tables = [(d, read_results(d)) for d in dirs]
     check_selectors([df for _, df in tables], selectors)
     written: list[Path] = []
-    for f, df in tables:
+    for d, df in tables:
         df = select_selectors(df, selectors)
         if df.empty:
             continue
-        target = Path(out) / f.parent.name if out is not None else f.parent / "plots"
+        target = Path(out) / d.name if out is not None else d / "plots"
         exp = str(df["experiment"].iloc[0])
         # styles from the selected rows: a few chosen selectors get the most distinct first colours
         for stem, fig in experiment_figures(df, bands):
@@ -460,14 +433,14 @@ def plot_results(
             md_path.write_text(
                 f"# Selection CPU time — {exp}\n\nMean `time.process_time` of the selector's fit "
                 "per task; `normalised` = mean / fastest selector of the same dataset, kernel "
-                "and n_train (as in Ramona 2012 Tables VIII–IX).\n\n" + _markdown(table)
+                "and n_train (as in Ramona 2012 Tables VIII–IX).\n\n" + to_markdown(table)
             )
             wide = cpu_table_wide(df)
             wide_path = target / "cpu_time_table.md"
             wide_path.write_text(
                 f"# Selection CPU time, normalised to the fastest entry — {exp}\n\nMean selection CPU time "
                 "per selector (rows) and setting (columns), divided by the single lowest entry of the table, "
-                "as in Ramona 2012 Tables VIII–IX.\n\n" + _markdown(wide)
+                "as in Ramona 2012 Tables VIII–IX.\n\n" + to_markdown(wide)
             )
             written += [csv_path, md_path, wide_path]
     return written

@@ -63,58 +63,7 @@ from fsbench.resampling import (  # noqa: F401  (re-exported: the protocol's pub
     standardize,
     train_size,
 )
-
-#: 2: columns ``fold``, ``n_evaluations``, ``criterion_value``, ``subset`` added (rows restored from
-#: version-1 tables get them empty).
-SCHEMA_VERSION = 2
-
-#: Column order of results.csv (documented in README "Result files").
-RESULT_COLUMNS = [
-    "schema_version",
-    "experiment",
-    "dataset",
-    "kernel",
-    "selector",
-    "selector_name",
-    "params",
-    "n_select",
-    "n_train",
-    "n_test",
-    "repeat",
-    "fold",
-    "split_seed",
-    "classifier",
-    "C",
-    "n_features",
-    "error",
-    "balanced_error",
-    "fit_cpu_s",
-    "fit_wall_s",
-    "n_iter",
-    "converged",
-    "n_evaluations",
-    "criterion_value",
-    "subset",
-    "redraws",
-    "status",
-    "message",
-    "git_commit",
-    "task_id",
-]
-#: Columns that measure time; everything else is deterministic for a given config and seed.
-TIMING_COLUMNS = ["fit_cpu_s", "fit_wall_s"]
-RANKING_COLUMNS = [
-    "task_id",
-    "experiment",
-    "dataset",
-    "kernel",
-    "selector",
-    "n_train",
-    "repeat",
-    "fold",
-    "order",
-    "scores",
-]
+from fsbench.results.schema import SCHEMA_VERSION
 
 
 @dataclass(frozen=True)

@@ -15,13 +15,15 @@ known, their recovery (:mod:`fsbench.results.experiment_tables`, which writes ``
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pandas as pd
 
-from fsbench.papers.tables import md_table
-from fsbench.plots import find_result_files, plot_results
+from fsbench.plots import plot_results
+from fsbench.results.experiment_tables import analysis_markdown, write_experiment_tables
+from fsbench.results.loading import find_result_dirs, is_diagnostic, load_rows, read_results, read_run
+from fsbench.results.schema import BASELINE
+from fsbench.results.tables import md_table
 from fsbench.stats import paired_ttests, rank_shares, summary
 
 #: A hand-written discussion in the results directory, inserted after the summary when present.
@@ -32,11 +34,11 @@ def _pct(x: float) -> str:
     return "–" if x != x else f"{100 * x:.1f}"
 
 
-def experiment_section(res_csv: Path, root: Path) -> tuple[str, pd.DataFrame]:
-    """Markdown for one experiment directory; also returns its results table."""
-    d = res_csv.parent
-    df = pd.read_csv(res_csv)
-    run = json.loads((d / "run.json").read_text()) if (d / "run.json").exists() else {}
+def experiment_section(d: Path, root: Path) -> tuple[str, pd.DataFrame]:
+    """Markdown for one experiment directory (paths shown relative to ``root``); also returns its results
+    table."""
+    df = read_results(d)
+    run = read_run(d)
     exp = str(df["experiment"].iloc[0]) if len(df) else d.name
     cfg = run.get("effective_config", {})
     lines = [f"## {exp}", ""]
@@ -67,13 +69,13 @@ def experiment_section(res_csv: Path, root: Path) -> tuple[str, pd.DataFrame]:
     t = paired_ttests(df)
     legend = (
         "test error in % (mean ± std over repeats); bold = lowest mean, ≈ = not significantly different "
-        "from it (paired t-test, 5 %); `all` = SVM on all features"
+        f"from it (paired t-test, 5 %); `{BASELINE}` = SVM on all features"
     )
     for (ds, kern), cell in s.groupby(["dataset", "kernel"], sort=False):
         tt = t[(t.dataset == ds) & (t.kernel == kern)]
         sels = list(dict.fromkeys(cell["selector"]))
         n_values = sorted(cell["n_train"].unique())
-        S_values = sorted(cell.loc[cell["selector"] != "all", "n_features"].unique())
+        S_values = sorted(cell.loc[cell["selector"] != BASELINE, "n_features"].unique())
         if len(n_values) > 1 and len(S_values) == 1:  # a sweep over n_train (toy figures)
             blocks = [
                 (
@@ -94,21 +96,21 @@ def experiment_section(res_csv: Path, root: Path) -> tuple[str, pd.DataFrame]:
         for title, key, items in blocks:
             rows = []
             for label, c_n, S in items:
-                c = c_n[(c_n["n_features"] == S) & (c_n["selector"] != "all")].set_index("selector")
-                base = c_n[c_n["selector"] == "all"].set_index("selector")
+                c = c_n[(c_n["n_features"] == S) & (c_n["selector"] != BASELINE)].set_index("selector")
+                base = c_n[c_n["selector"] == BASELINE].set_index("selector")
                 n = int(c_n["n_train"].iloc[0])
                 best = c["mean"].idxmin() if len(c) else None
                 ct = tt[(tt.n_train == n) & (tt.n_features == S)]
                 row = [str(label)]
                 for sel in sels:
-                    src = base if sel == "all" else c
+                    src = base if sel == BASELINE else c
                     if sel not in src.index:
                         row.append("")
                         continue
                     txt = f"{_pct(src.loc[sel, 'mean'])} ± {_pct(src.loc[sel, 'std'])}"
                     if sel == best:
                         txt = f"**{txt}**"
-                    elif sel != "all" and best is not None:
+                    elif sel != BASELINE and best is not None:
                         pair = ct[((ct.a == sel) & (ct.b == best)) | ((ct.a == best) & (ct.b == sel))]
                         if len(pair) and not pair["significant"].iloc[0]:
                             txt += " ≈"
@@ -183,25 +185,24 @@ def write_report(results_dir: Path, paper: str | None = None, out: Path | None =
     results_dir = Path(results_dir)
     if paper in PAPER_REPORTS:
         return PAPER_REPORTS[paper](results_dir)
-    files = find_result_files([results_dir])
-    if not files:
+    dirs = [d for d in find_result_dirs([results_dir]) if not is_diagnostic(d)]
+    if not dirs:
         raise FileNotFoundError(f"no results.csv under {results_dir}")
     out = Path(out) if out is not None else results_dir / "REPORT.md"
     out.parent.mkdir(parents=True, exist_ok=True)
     root = out.parent
     sections, frames = [], []
-    for f in files:
-        text, df = experiment_section(f, root)
+    for d in dirs:
+        text, df = experiment_section(d, root)
         sections.append(text)
         frames.append(df)
     all_df = pd.concat(frames, ignore_index=True)
     head = [f"# Report: {results_dir.name}", ""]
     if paper is not None:
-        from fsbench.papers.page import load_all_rows
         from fsbench.papers.render import paper_sections
 
         # diagnostics' tables too: a paper table may be reproduced by a diagnostic (their own columns)
-        summary_lines, paper_text = paper_sections(paper, load_all_rows(results_dir), root)
+        summary_lines, paper_text = paper_sections(paper, load_rows([results_dir]), root)
         head += summary_lines
         sections.insert(0, paper_text)
     notes = results_dir / NOTES_FILE
@@ -236,8 +237,6 @@ def write_report(results_dir: Path, paper: str | None = None, out: Path | None =
             md_table(["method", "cells", "first", "second", "rest", "tied first"], rows),
             "",
         ]
-    from fsbench.results.experiment_tables import analysis_markdown, write_experiment_tables
-
     analysis = analysis_markdown(write_experiment_tables(results_dir), root)
     out.write_text("\n".join(head + sections + analysis) + "\n")
     return out

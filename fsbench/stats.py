@@ -13,9 +13,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from fsbench.results.schema import BASELINE
+
 #: Columns that identify one comparison cell (a point of a figure or a table cell).
 CELL = ["experiment", "dataset", "kernel", "n_train", "n_features"]
-BASELINE = "all"
 
 
 def ok_rows(df: pd.DataFrame) -> pd.DataFrame:

@@ -27,7 +27,7 @@ import pytest
 import yaml
 
 from fsbench.algorithms.base import BaseSelector, ranking_from_order, ranking_from_scores
-from fsbench.protocol import TIMING_COLUMNS
+from fsbench.results.schema import TIMING_COLUMNS
 
 TESTS_DIR = Path(__file__).resolve().parent
 REPO = TESTS_DIR.parent

@@ -7,7 +7,7 @@ import pytest
 from typer.testing import CliRunner
 
 from fsbench.cli import app
-from fsbench.protocol import TIMING_COLUMNS
+from fsbench.results.schema import TIMING_COLUMNS
 
 TINY = """
 name: tiny

@@ -21,7 +21,7 @@ from fsbench.papers.claims import FAILS, HOLDS, NOT_CHECKABLE, NOT_EVALUABLE, ev
 from fsbench.papers.render import paper_sections
 from fsbench.papers.tables import split_defaults
 from fsbench.papers.values import config_defaults, load_paper_values, paper_values_path, read_configs
-from fsbench.protocol import RESULT_COLUMNS
+from fsbench.results.schema import RESULT_COLUMNS
 
 ROOT = Path(__file__).resolve().parents[1]
 RAMONA = ROOT / "configs" / "ramona2012"

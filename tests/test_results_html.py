@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import io
+import re
 from html.parser import HTMLParser
 
 import matplotlib
@@ -15,7 +16,15 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from fsbench.results.html import PNG_MAGIC, Image, Provenance, Section, write_html  # noqa: E402
+from fsbench.results.html import (  # noqa: E402
+    PNG_MAGIC,
+    Image,
+    Provenance,
+    Section,
+    markdown_html,
+    markdown_sections,
+    write_html,
+)
 
 
 class _Collect(HTMLParser):
@@ -114,3 +123,72 @@ def test_non_png_and_unknown_items_are_refused(tmp_path):
         write_html(tmp_path / "a.html", [Section("s", [Image(bad)])])
     with pytest.raises(TypeError, match="cannot render"):
         write_html(tmp_path / "b.html", [Section("s", [np.arange(3)])])
+
+
+def _text(fragment: str) -> str:
+    """The visible text of an HTML fragment, whitespace collapsed."""
+    return " ".join(re.sub(r"<[^>]+>", " ", fragment).split())
+
+
+def test_markdown_lists_nested_lists_and_emphasis_are_rendered():
+    md = (
+        "Intro with _underscore emphasis_, *star emphasis*, **bold**, `code` and a [link](notes.md); "
+        "snake_case_names stay as they are.\n\n"
+        "- first item\n"
+        "  - nested one\n"
+        "  - nested two with **bold**\n"
+        "- second item\n\n"
+        "1. numbered\n"
+        "2. numbered too\n\n"
+        "### A heading\n\n"
+        "| a | b |\n|---|---|\n| 1 | 2 |\n"
+    )
+    out = markdown_html(md)
+    assert "<em>underscore emphasis</em>" in out and "<em>star emphasis</em>" in out
+    assert "<strong>bold</strong>" in out and "<code>code</code>" in out
+    assert '<a href="notes.md">link</a>' in out and "snake_case_names" in out
+    # the nested list is a <ul> inside the first item, not run-on text
+    first = out.index("<li>first item")
+    inner = out.index("<ul>", first)
+    assert inner < out.index("</li>", first) and out.count("<ul>") == 2
+    assert out.count("<li>") == 6 and "<ol>" in out
+    assert "<h5>A heading</h5>" in out  # headings below the page's h1 and the sections' h2
+    assert '<td class="text">1</td>' in out
+
+
+def test_a_long_note_is_rendered_whole_and_raw_html_is_shown_as_text():
+    words = [f"word{i}" for i in range(400)]
+    note = "_Note:_ " + " ".join(words[:200]) + "\n" + " ".join(words[200:]) + " <script>x</script>."
+    out = markdown_html(f"- item\n\n{note}\n")
+    assert _text(out).endswith(
+        " ".join(words) + " <script>x</script>.".replace("<", "&lt;").replace(">", "&gt;")
+    )
+    assert "<script>" not in out
+
+
+def test_markdown_images_are_embedded_or_reported_missing(tmp_path):
+    fig, ax = plt.subplots(figsize=(1, 1))
+    fig.savefig(tmp_path / "curve.png")
+    plt.close(fig)
+    out = markdown_html(
+        "![the curve](curve.png)\n\nText ![inline](curve.png) and ![gone](missing.png).\n", tmp_path
+    )
+    assert out.count('src="data:image/png;base64,') == 2
+    assert "<figcaption>the curve</figcaption>" in out
+    assert "(figure not found: <code>missing.png</code>)" in out
+
+
+def test_markdown_report_is_split_into_sections():
+    secs = markdown_sections(
+        "# Title\n\nsummary text\n\n## First `one`\n\n- a\n- b\n\n## Empty\n\n## Last\n\nend\n"
+    )
+    assert [s.title for s in secs] == ["Summary", "First `one`", "Last"]
+    assert "- a\n- b" in secs[1].items[0]
+
+
+def test_the_page_is_a_function_of_its_content(tmp_path):
+    # no date or other run-time stamp: the same content gives the same bytes (committed pages stay stable)
+    sections = [Section("S", ["text with `code`", pd.DataFrame({"a": [1.5]})])]
+    a = write_html(tmp_path / "a.html", sections, title="t").read_bytes()
+    b = write_html(tmp_path / "b.html", sections, title="t").read_bytes()
+    assert a == b

@@ -25,7 +25,9 @@ import numpy as np
 import pandas as pd
 
 from fsbench.config import ConfigError, Experiment
-from fsbench.protocol import SCHEMA_VERSION, Task, TaskData, TaskResult, load_task_data
+from fsbench.protocol import Task, TaskData, TaskResult, load_task_data
+from fsbench.results.loading import read_results
+from fsbench.results.schema import SCHEMA_VERSION
 
 #: Columns every diagnostic row starts and ends with.
 HEAD_COLUMNS = [
@@ -87,7 +89,7 @@ class Diagnostic:
     @staticmethod
     def ok_rows(out: Path) -> pd.DataFrame:
         """The rows of ``out/results.csv`` whose task succeeded (what :meth:`render` draws from)."""
-        df = pd.read_csv(Path(out) / "results.csv")
+        df = read_results(out)
         return df[df["status"] == "ok"]
 
     # ------------------------------------------------------------------ one task

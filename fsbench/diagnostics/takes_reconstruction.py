@@ -47,8 +47,8 @@ from fsbench.algorithms.kernel_space import KGS, KOBL, KPCA
 from fsbench.algorithms.kernels import parse_gamma, resolve_gamma
 from fsbench.config import ConfigError, Experiment
 from fsbench.diagnostics.base import Diagnostic
-from fsbench.papers.tables import md_table, mean_std, paper_cells, read_paper_values
-from fsbench.results.tables import save_figure
+from fsbench.papers.tables import mean_std, paper_cells, read_paper_values
+from fsbench.results.tables import md_table, save_figure
 
 LEARNERS = ("kobl", "kgs", "kpca", "kda", "kda_discriminant")
 LABELS = {"kobl": "KOBL", "kgs": "KGS", "kpca": "KPCA", "kda": "KDA", "kda_discriminant": "KDA (C−1 dirs)"}

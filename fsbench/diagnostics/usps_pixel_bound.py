@@ -34,7 +34,8 @@ from sklearn.svm import SVC
 
 from fsbench.config import Experiment
 from fsbench.diagnostics.base import Diagnostic
-from fsbench.papers.tables import md_table, paper_cells, read_paper_values
+from fsbench.papers.tables import paper_cells, read_paper_values
+from fsbench.results.tables import md_table
 
 
 def paper_table2(exp: Experiment) -> dict[str, dict[int, float]]:

@@ -29,7 +29,8 @@ from fsbench.papers.sources import (
     with_x,
     x_columns,
 )
-from fsbench.stats import BASELINE, CELL, paired_ttests, rank_shares
+from fsbench.results.schema import BASELINE
+from fsbench.stats import CELL, paired_ttests, rank_shares
 
 HOLDS, FAILS, NOT_EVALUABLE = "holds", "does not hold", "not evaluable"
 NOT_CHECKABLE = "not machine-checkable"

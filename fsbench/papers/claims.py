@@ -49,7 +49,7 @@ from fsbench.papers.sources import (
     select_rows,
     with_x,
 )
-from fsbench.stats import BASELINE
+from fsbench.results.schema import BASELINE
 
 #: Keys of a claim's table or figure entry that its checks inherit (where our numbers come from).
 SOURCE_KEYS = ("experiment", "where", "method_column", "methods")

@@ -18,34 +18,23 @@ of the committed CSVs is byte-identical.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pandas as pd
 
 from fsbench.papers.render import paper_sections
-from fsbench.papers.tables import md_table
-
-
-def result_tables(results_dir: Path) -> list[Path]:
-    """Every ``results.csv`` under ``results_dir`` (experiments and diagnostics), in path order."""
-    return sorted(Path(results_dir).rglob("results.csv"))
-
-
-def load_all_rows(results_dir: Path) -> pd.DataFrame:
-    """The rows of every result table under ``results_dir``, concatenated (diagnostics' own columns
-    included; missing columns are NaN)."""
-    frames = [pd.read_csv(f, low_memory=False) for f in result_tables(results_dir)]
-    frames = [f for f in frames if len(f)]
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["experiment", "status"])
+from fsbench.results.experiment_tables import analysis_markdown, write_experiment_tables
+from fsbench.results.loading import find_result_dirs, load_rows, read_run
+from fsbench.results.tables import md_table
 
 
 def comparison(paper: str, results_dir: Path, rows: pd.DataFrame | None = None) -> tuple[list[str], str]:
     """(summary lines, comparison text) of ``paper`` on the results under ``results_dir``.
 
-    ``rows`` defaults to :func:`load_all_rows`; the paper values are ``configs/<paper>/paper_values.yaml``.
+    ``rows`` defaults to every result table's rows (:func:`fsbench.results.loading.load_rows`); the paper
+    values are ``configs/<paper>/paper_values.yaml``.
     """
-    rows = load_all_rows(results_dir) if rows is None else rows
+    rows = load_rows([results_dir]) if rows is None else rows
     return paper_sections(paper, rows, Path(results_dir))
 
 
@@ -64,13 +53,15 @@ def runs_table(results_dir: Path) -> str:
     fsbench commit and start time, from each ``run.json``."""
     results_dir = Path(results_dir)
     rows = []
-    for p in sorted(results_dir.rglob("run.json")):
-        info = json.loads(p.read_text())
+    for d in find_result_dirs([results_dir]):
+        info = read_run(d)
+        if not info:
+            continue
         prot = info.get("effective_config", {}).get("protocol", {})
         rows.append(
             [
-                f"`{p.parent.relative_to(results_dir).as_posix()}`",
-                str(info.get("experiment", p.parent.name)),
+                f"`{d.relative_to(results_dir).as_posix()}`",
+                str(info.get("experiment", d.name)),
                 str(prot.get("repeats", "?")),
                 _wall(info),
                 str(info.get("git_commit", "?"))[:10],
@@ -83,6 +74,4 @@ def runs_table(results_dir: Path) -> str:
 def analysis_section(results_dir: Path) -> list[str]:
     """Write the stability and ground-truth tables beside every experiment under ``results_dir`` and
     return the report's "Stability" and "Ground truth" sections."""
-    from fsbench.results.experiment_tables import analysis_markdown, write_experiment_tables
-
     return analysis_markdown(write_experiment_tables(Path(results_dir)), Path(results_dir))

@@ -35,7 +35,7 @@ from fsbench.papers.cells import (
 from fsbench.papers.claims import FAILS, HOLDS, NOT_CHECKABLE, NOT_EVALUABLE, evaluate_claim
 from fsbench.papers.readings import ReadingsReport
 from fsbench.papers.sources import experiments_of
-from fsbench.papers.tables import md_table, pm
+from fsbench.papers.tables import pm
 from fsbench.papers.values import (
     DEFAULT_REPEATS,
     card_note,
@@ -43,6 +43,7 @@ from fsbench.papers.values import (
     paper_values_path,
     read_configs,
 )
+from fsbench.results.tables import md_table
 
 _MARK = {HOLDS: "✓", FAILS: "✗", NOT_EVALUABLE: "?", NOT_CHECKABLE: "–"}
 _ROMAN_ORDER = ["table2", "table3", "table4", "table5", "table6", "table7", "table8", "table9"]
@@ -72,10 +73,6 @@ def _fmt_diff(x: float, nd: int = 1) -> str:
 
 def _esc(text: Any) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
-
-
-def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
-    return md_table(header, rows, escape=True).splitlines()
 
 
 def _unit(table: dict[str, Any]) -> str:
@@ -113,7 +110,9 @@ def _error_table_md(table: dict[str, Any], cells: list[CellResult], ctx: _Ctx) -
                 verdict,
             ]
         )
-    lines += _md_table(["setting", "method", "paper", "ours", "diff", "Welch p", "verdict"], rows)
+    lines += md_table(
+        ["setting", "method", "paper", "ours", "diff", "Welch p", "verdict"], rows, escape=True
+    ).splitlines()
     return lines
 
 
@@ -147,7 +146,7 @@ def _cpu_table_md(table: dict[str, Any], cells: list[CellResult]) -> list[str]:
                 c.verdict + (" ⚠ doubtful" if c.doubtful else ""),
             ]
         )
-    lines += _md_table(
+    lines += md_table(
         [
             "setting",
             "method",
@@ -160,7 +159,8 @@ def _cpu_table_md(table: dict[str, Any], cells: list[CellResult]) -> list[str]:
             "verdict",
         ],
         rows,
-    )
+        escape=True,
+    ).splitlines()
     return lines
 
 
@@ -186,7 +186,9 @@ def _rank_table_md(cells: list[CellResult], notes: dict[str, str]) -> list[str]:
                 c.verdict + (" ⚠ doubtful" if c.doubtful else ""),
             ]
         )
-    lines += _md_table(["setting", "method", "paper", "ours", "diff", "verdict"], rows)
+    lines += md_table(
+        ["setting", "method", "paper", "ours", "diff", "verdict"], rows, escape=True
+    ).splitlines()
     return lines
 
 
@@ -202,7 +204,7 @@ def _paper_only_md(table: dict[str, Any]) -> list[str]:
         grid.setdefault(_setting(c), {})[str(c["method"])] = v + (" ⚠" if c.get("doubtful") else "")
     header = ["setting", *(f"{m} (ext.)" if m in ext else m for m in methods)]
     rows = [[k, *(row.get(m, "") for m in methods)] for k, row in grid.items()]
-    return _md_table(header, rows) + [
+    return md_table(header, rows, escape=True).splitlines() + [
         "",
         "(ext.) = copied by the paper from another publication; ⚠ = doubtful.",
     ]
@@ -355,7 +357,7 @@ def paper_sections(
         "Each claim holds when all its checks hold (the checks and every tolerance or range the paper "
         "does not state are in `paper_values.yaml`, marked [D]); not evaluable = results missing.",
         "",
-        *_md_table(["result", "claim", "where", "statement"], claim_rows),
+        *md_table(["result", "claim", "where", "statement"], claim_rows, escape=True).splitlines(),
         "",
         *claim_lines,
         "",
@@ -404,7 +406,7 @@ def paper_sections(
         f"{tally[NOT_CHECKABLE]} not machine-checkable — {n_claims} in all.",
         *readings.summary_lines(),
         "",
-        *(_md_table(header, trows) + [""] if trows else []),
+        *(md_table(header, trows, escape=True).splitlines() + [""] if trows else []),
         "### Substitutions and defaults (experiments in these results)",
         "",
         "Per experiment: the first sentence of each dataset card's notes, then the config's [D] choices "

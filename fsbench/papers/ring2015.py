@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from fsbench.papers.page import analysis_section, comparison
-from fsbench.papers.tables import md_table
+from fsbench.results.tables import md_table
 
 
 def _ok(path: Path) -> pd.DataFrame:

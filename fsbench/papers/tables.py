@@ -1,4 +1,5 @@
-"""Small table helpers shared by the reports: Markdown tables, mean ± std cells, paper values."""
+"""Small helpers shared by the reports: mean ± std cells, ``[D]`` items, paper values (Markdown tables:
+:func:`fsbench.results.tables.md_table`)."""
 
 from __future__ import annotations
 
@@ -24,17 +25,6 @@ def pm(v: float, s: float | None, nd: int = 1) -> str:
     if v != v:
         return "–"
     return f"{v:.{nd}f}" if s is None or s != s else f"{v:.{nd}f} ± {s:.{nd}f}"
-
-
-def md_table(header: list[str], rows: list[list[Any]], escape: bool = False) -> str:
-    """A Markdown table (a trailing newline included); ``escape`` protects ``|`` and newlines in cells."""
-
-    def cell(c: Any) -> str:
-        return str(c).replace("|", "\\|").replace("\n", " ") if escape else str(c)
-
-    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    out += ["| " + " | ".join(cell(c) for c in r) + " |" for r in rows]
-    return "\n".join(out) + "\n"
 
 
 def split_defaults(text: str) -> list[str]:

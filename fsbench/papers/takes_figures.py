@@ -26,8 +26,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import NullFormatter, ScalarFormatter
 
-from fsbench.papers.tables import md_table
-from fsbench.results.tables import save_figure
+from fsbench.results.tables import md_table, save_figure
 from fsbench.stats import paired_t
 
 FIG2 = ("TAKES", "KGS+KFFS", "TAKES (weak update)", "KNNC")

@@ -27,8 +27,9 @@ import pandas as pd
 
 from fsbench.papers import takes_figures, takes_timing
 from fsbench.papers.page import analysis_section, comparison, runs_table
-from fsbench.papers.tables import md_table, mean_std, paper_cells
+from fsbench.papers.tables import mean_std, paper_cells
 from fsbench.papers.tables import read_paper_values as load_paper_values
+from fsbench.results.tables import md_table
 
 #: The main RBF width rule (fsbench's default, fixed in advance); median/4 is a sensitivity setting.
 TAKES_GAMMA_MAIN = "median"

@@ -15,8 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from fsbench.papers.tables import md_table
-from fsbench.results.tables import save_figure
+from fsbench.results.tables import md_table, save_figure
 
 LEARNERS = ("kobl", "takes", "kgs", "kpca", "kda", "fskgs", "fskpca")
 LABELS = {

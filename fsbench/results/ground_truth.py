@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from fsbench.data import DatasetError, get_card
 from fsbench.results.loading import ResultSet
 
 GROUP = ["source", "dataset", "kernel", "n_train", "selector"]
@@ -50,8 +51,6 @@ def relevant_features(generator: str, params: dict[str, Any] | None = None) -> f
 
 
 def _card_generator(name: str) -> tuple[str, dict] | None:
-    from fsbench.data import DatasetError, get_card
-
     try:
         card = get_card(name)
     except DatasetError:
@@ -183,6 +182,7 @@ def plot_ground_truth(share: pd.DataFrame, success: pd.DataFrame, alpha: float =
     list of (key, matplotlib.figure.Figure)
         ``key`` = (source, dataset, kernel).
     """
+    # function-level: matplotlib loads only when a figure is drawn (not for tables or the console report)
     import matplotlib
 
     matplotlib.use("Agg")

@@ -1,13 +1,20 @@
-"""One self-contained HTML file of tables, figures and provenance.
+"""The one HTML renderer: self-contained pages of tables, figures, Markdown and provenance.
 
 Self-contained means: images are embedded as ``data:image/png;base64,...`` URIs, the style sheet is
 inline, and there is no script and no reference to anything outside the file — it can be mailed,
-archived or opened offline and shows the same thing.
+archived or opened offline and shows the same thing. The page is a function of its content only (no
+date): re-rendering the same results gives the same bytes.
 
-A page is a list of :class:`Section`; a section holds items, each rendered by type:
+Both HTML outputs are written here: ``fsbench compare --out`` (``compare.html``,
+:func:`fsbench.results.compare.write_outputs`) and ``fsbench report --html`` (``REPORT.html``,
+:func:`fsbench.results.report_html.write_report_html`, which splits ``REPORT.md`` with
+:func:`markdown_sections`). A page is a list of :class:`Section`; a section holds items, each rendered by
+type:
 
 * ``pandas.DataFrame`` → an HTML table (floats with 4 significant digits);
-* ``str`` → Markdown-lite: ``#`` headings, pipe tables, paragraphs, inline ``code`` and ``**bold**``;
+* ``str`` → Markdown (CommonMark with GitHub pipe tables, :func:`markdown_html`): headings, paragraphs,
+  lists (nested too), emphasis, bold, inline code, links, tables and images (a PNG beside the report is
+  embedded; an image alone in its paragraph becomes a figure with its caption);
 * :class:`Image` (a PNG file or a matplotlib figure, with a caption) → an embedded PNG;
 * :class:`Provenance` (``run.json`` contents) → config hash, commit(s), package versions, times.
 """
@@ -19,12 +26,15 @@ import html
 import io
 import re
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from fsbench import __version__
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -43,6 +53,7 @@ figcaption { font-size: .85em; color: #555; }
 code { background: #f4f4f4; padding: 0 .2em; }
 nav ul { columns: 2; }
 .scroll { overflow-x: auto; }
+li { margin: .15em 0; }
 """
 
 
@@ -108,58 +119,125 @@ def table_html(df: pd.DataFrame) -> str:
     return f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
 
 
+def _png_uri(data: bytes) -> str:
+    return "data:image/png;base64," + base64.b64encode(data).decode("ascii")
+
+
+def _find_png(src: str, base: Path | None) -> Path | None:
+    """The PNG file an image link names (relative to ``base``), or None if there is none."""
+    path = Path(src) if base is None else (Path(base) / src).resolve()
+    return path if path.suffix.lower() == ".png" and path.is_file() else None
+
+
+def _not_found(src: str) -> str:
+    return f"(figure not found: <code>{html.escape(src)}</code>)"
+
+
+def _render_image(self, tokens: list[Token], idx: int, options: Any, env: dict) -> str:
+    """An image inside text: embedded (data URI) when the PNG exists, else a note."""
+    token = tokens[idx]
+    src = str(token.attrGet("src") or "")
+    path = _find_png(src, env.get("base"))
+    if path is None:
+        return _not_found(src)
+    alt = html.escape(self.renderInlineAsText(token.children, options, env), quote=True)
+    return f'<img alt="{alt}" src="{_png_uri(Image(path).png_bytes())}">'
+
+
+def _render_table_open(self, tokens: list[Token], idx: int, options: Any, env: dict) -> str:
+    # wide tables scroll sideways instead of widening the page
+    return '<div class="scroll"><table>\n'
+
+
+def _render_table_close(self, tokens: list[Token], idx: int, options: Any, env: dict) -> str:
+    return "</table></div>\n"
+
+
+#: CommonMark (a maintained parser: nested lists, emphasis, links) with GitHub's pipe tables; raw HTML in
+#: the text is shown as text, not interpreted; no typographic replacements (the text stays as written).
+_MD = MarkdownIt("commonmark", {"html": False, "typographer": False}).enable("table")
+_MD.add_render_rule("image", _render_image)
+_MD.add_render_rule("table_open", _render_table_open)
+_MD.add_render_rule("table_close", _render_table_close)
+
+
 def _inline(text: str) -> str:
-    out = re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text))
-    return re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", out)
+    """Inline Markdown (code, emphasis, links) of one line, e.g. a caption."""
+    return _MD.renderInline(text)
 
 
-def markdown_html(text: str) -> str:
-    """Render the Markdown subset the analyses write: headings, pipe tables, paragraphs, inline code."""
-    out, para, table = [], [], []
+def _adjust(tokens: list[Token], base: Path | None) -> list[Token]:
+    """Headings two levels down (the page has the ``<h1>``, sections ``<h2>``), table cells left-aligned
+    (text), and an image alone in its paragraph as a figure with its caption."""
+    out: list[Token] = []
+    i = 0
+    while i < len(tokens):
+        t = tokens[i]
+        if t.type in ("heading_open", "heading_close"):
+            t.tag = f"h{min(6, int(t.tag[1]) + 2)}"
+        elif t.type in ("th_open", "td_open"):
+            t.attrSet("class", "text")
+        elif t.type == "paragraph_open" and i + 2 < len(tokens) and tokens[i + 2].type == "paragraph_close":
+            kids = [c for c in tokens[i + 1].children or [] if c.type != "softbreak"]
+            if len(kids) == 1 and kids[0].type == "image":
+                src = str(kids[0].attrGet("src") or "")
+                path = _find_png(src, base)
+                caption = kids[0].content
+                block = Token("html_block", "", 0)
+                block.content = (
+                    image_html(Image(path, caption)) if path is not None else f"<p>{_not_found(src)}</p>"
+                ) + "\n"
+                out.append(block)
+                i += 3
+                continue
+        out.append(t)
+        i += 1
+    return out
 
-    def flush() -> None:
-        if para:
-            out.append("<p>" + _inline(" ".join(para)) + "</p>")
-            para.clear()
-        if table:
-            rows = [r for r in table if not re.fullmatch(r"\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?", r)]
-            cells = [[c.strip() for c in r.strip().strip("|").split("|")] for r in rows]
-            head = "".join(f'<th class="text">{_inline(c)}</th>' for c in cells[0])
-            body = "".join(
-                "<tr>" + "".join(f'<td class="text">{_inline(c)}</td>' for c in r) + "</tr>"
-                for r in cells[1:]
-            )
-            out.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
-            table.clear()
 
-    for line in text.splitlines():
-        s = line.strip()
-        if s.startswith("|"):
-            if para:
-                flush()
-            table.append(s)
+def markdown_html(text: str, base: Path | None = None) -> str:
+    """Render Markdown as HTML (CommonMark and pipe tables, see the module docstring).
+
+    Parameters
+    ----------
+    text : str
+        Markdown, e.g. a section of ``REPORT.md``.
+    base : Path or None
+        Directory that image links are relative to (the report's); their PNGs are embedded.
+
+    Returns
+    -------
+    str
+        HTML, deterministic for a given text and images.
+    """
+    env: dict[str, Any] = {"base": base}
+    tokens = _adjust(_MD.parse(text, env), base)
+    return _MD.renderer.render(tokens, _MD.options, env).rstrip("\n")
+
+
+def markdown_sections(text: str) -> list[Section]:
+    """Sections of a Markdown report split at its ``## `` headings (text before the first: "Summary");
+    the ``# `` title is left out (the page has its own)."""
+    sections: list[Section] = []
+    title, chunk = "Summary", []
+    for line in text.splitlines() + ["## <end>"]:
+        if line.startswith("## "):
+            body = "\n".join(chunk)
+            if body.strip():
+                sections.append(Section(title, [body]))
+            title, chunk = line[3:].strip(), []
+        elif line.startswith("# "):
             continue
-        if table:
-            flush()
-        m = re.match(r"(#{1,4})\s+(.*)", s)
-        if m:
-            flush()
-            level = min(6, len(m.group(1)) + 2)  # page h1, sections h2: Markdown headings go below
-            out.append(f"<h{level}>{_inline(m.group(2))}</h{level}>")
-        elif not s:
-            flush()
         else:
-            para.append(s)
-    flush()
-    return "\n".join(out)
+            chunk.append(line)
+    return sections
 
 
 def image_html(img: Image) -> str:
     """An embedded PNG (base64 data URI) with its caption."""
-    data = base64.b64encode(img.png_bytes()).decode("ascii")
     alt = html.escape(img.caption or "figure", quote=True)
     cap = f"<figcaption>{_inline(img.caption)}</figcaption>" if img.caption else ""
-    return f'<figure><img alt="{alt}" src="data:image/png;base64,{data}">{cap}</figure>'
+    return f'<figure><img alt="{alt}" src="{_png_uri(img.png_bytes())}">{cap}</figure>'
 
 
 def provenance_html(prov: Provenance) -> str:
@@ -190,7 +268,9 @@ def _anchor(title: str, i: int) -> str:
     return f"s{i}-" + re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
 
 
-def write_html(path: Path | str, sections: list[Section], title: str = "fsbench report") -> Path:
+def write_html(
+    path: Path | str, sections: list[Section], title: str = "fsbench report", base: Path | None = None
+) -> Path:
     """Write one self-contained HTML file.
 
     Parameters
@@ -201,20 +281,21 @@ def write_html(path: Path | str, sections: list[Section], title: str = "fsbench 
         Page content, in order; each becomes an ``<h2>`` with an entry in the table of contents.
     title : str
         Page title and ``<h1>``.
+    base : Path or None
+        Directory that image links in Markdown items are relative to.
 
     Returns
     -------
     Path
         ``path``.
     """
-    from fsbench import __version__
-
     body = []
     toc = []
     for i, sec in enumerate(sections):
         anchor = _anchor(sec.title, i)
-        toc.append(f'<li><a href="#{anchor}">{html.escape(sec.title)}</a></li>')
-        parts = [f'<h2 id="{anchor}">{html.escape(sec.title)}</h2>']
+        # titles are Markdown headings of the report: inline code etc. rendered
+        toc.append(f'<li><a href="#{anchor}">{_inline(sec.title)}</a></li>')
+        parts = [f'<h2 id="{anchor}">{_inline(sec.title)}</h2>']
         for item in sec.items:
             if isinstance(item, pd.DataFrame):
                 parts.append(table_html(item))
@@ -223,17 +304,16 @@ def write_html(path: Path | str, sections: list[Section], title: str = "fsbench 
             elif isinstance(item, Provenance):
                 parts.append(provenance_html(item))
             elif isinstance(item, str):
-                parts.append(markdown_html(item))
+                parts.append(markdown_html(item, base))
             else:
                 raise TypeError(f"cannot render a {type(item).__name__} in section {sec.title!r}")
         body.append("<section>\n" + "\n".join(parts) + "\n</section>")
-    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     page = (
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
         f"<title>{html.escape(title)}</title><style>{_CSS}</style></head>\n<body>\n"
         f"<h1>{html.escape(title)}</h1>\n"
-        f"<p>Written by fsbench {html.escape(__version__)} on {stamp}.</p>\n"
+        f"<p>Written by fsbench {html.escape(__version__)}.</p>\n"
         f"<nav><ul>{''.join(toc)}</ul></nav>\n" + "\n".join(body) + "\n</body></html>\n"
     )
     path = Path(path)

@@ -1,4 +1,4 @@
-"""Find and read result directories (schema version 1, see README "Result files").
+"""Find and read result directories (schema: :mod:`fsbench.results.schema`, README "Result files").
 
 A *result directory* holds ``results.csv`` and usually ``rankings.csv`` and ``run.json``. A path given
 by the user is either such a directory or a parent of several (searched recursively), as for
@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from fsbench.stats import BASELINE  # the all-features selector's name, evaluated only at S = D
+from fsbench.results.schema import BASELINE
 
 
 def baseline_labels(results: pd.DataFrame | None) -> set[str]:
@@ -104,7 +104,12 @@ def _parse_subset(v: object) -> np.ndarray:
 
 
 def find_result_dirs(paths: Iterable[Path | str]) -> list[Path]:
-    """Result directories under ``paths`` (a directory with ``results.csv``, or a parent of several)."""
+    """Result directories under ``paths`` (a directory with ``results.csv``, or a parent of several), in
+    the order given and in path order under each parent, each once.
+
+    The paths are as found (relative where ``paths`` are), so that a report can show them relative to
+    its own directory; :func:`load_result_sets` resolves them.
+    """
     found: list[Path] = []
     for p in map(Path, paths):
         if p.is_file() and p.name == "results.csv":
@@ -114,10 +119,10 @@ def find_result_dirs(paths: Iterable[Path | str]) -> list[Path]:
         elif p.is_dir():
             found.extend(f.parent for f in sorted(p.rglob("results.csv")))
     # keep the first occurrence: the same directory reached twice must not count twice as blocks
-    unique: dict[Path, None] = {}
+    unique: dict[Path, Path] = {}
     for d in found:
-        unique.setdefault(d.resolve(), None)
-    return list(unique)
+        unique.setdefault(d.resolve(), d)
+    return list(unique.values())
 
 
 def _source_names(dirs: list[Path]) -> list[str]:
@@ -180,7 +185,7 @@ def read_rankings(path: Path) -> pd.DataFrame:
 
 def load_result_sets(paths: Iterable[Path | str]) -> list[ResultSet]:
     """Every result directory under ``paths``, read; an empty list if none is found."""
-    dirs = find_result_dirs(paths)
+    dirs = [d.resolve() for d in find_result_dirs(paths)]
     sets = []
     for d, source in zip(dirs, _source_names(dirs)):
         results = read_results(d)

@@ -1,6 +1,7 @@
 """``fsbench report ... --html``: the paper report as one self-contained HTML file, with the analyses
 across datasets, stability and ground truth of the same result directories.
 
+What goes on the page; the rendering (Markdown, tables, embedded figures) is :mod:`fsbench.results.html`'s.
 The page holds, in order: the sections of ``REPORT.md`` (paper vs ours tables, claims, curves — every
 ``![caption](path.png)`` is embedded), then
 
@@ -28,47 +29,10 @@ from typing import Any
 from fsbench.results.compare import _console_md, compare_selectors
 from fsbench.results.experiment_tables import GROUND_TRUTH_SECTION, STABILITY_SECTION
 from fsbench.results.ground_truth import ground_truth_tables, plot_ground_truth
-from fsbench.results.html import Image, Provenance, Section, write_html
+from fsbench.results.html import Image, Provenance, Section, markdown_sections, write_html
 from fsbench.results.loading import ResultSet, load_result_sets
 from fsbench.results.stability import plot_error_vs_stability, stability_table
 from fsbench.results.stats_compare import CompareError, plot_cd_diagram
-
-_IMAGE = re.compile(r"!\[([^\]]*)\]\(([^)]+)\)")
-
-
-def markdown_sections(text: str, base: Path) -> list[Section]:
-    """Sections of a Markdown report split at ``## `` headings; image links become embedded images
-    (PNG files relative to ``base``; a missing file becomes a note)."""
-    sections: list[Section] = []
-    title, chunk = "Summary", []
-    for line in text.splitlines() + ["## <end>"]:
-        if line.startswith("## "):
-            items = _items("\n".join(chunk), base)
-            if items:
-                sections.append(Section(title, items))
-            title, chunk = line[3:].strip(), []
-        elif line.startswith("# "):
-            continue  # the page has its own title
-        else:
-            chunk.append(line)
-    return sections
-
-
-def _items(text: str, base: Path) -> list[Any]:
-    items: list[Any] = []
-    pos = 0
-    for m in _IMAGE.finditer(text):
-        if text[pos : m.start()].strip():
-            items.append(text[pos : m.start()])
-        path = (base / m.group(2)).resolve()
-        if path.suffix.lower() == ".png" and path.is_file():
-            items.append(Image(path, m.group(1)))
-        else:
-            items.append(f"(figure not found: `{m.group(2)}`)")
-        pos = m.end()
-    if text[pos:].strip():
-        items.append(text[pos:])
-    return items
 
 
 def _experiment_sets(results_dir: Path) -> list[ResultSet]:
@@ -144,8 +108,9 @@ def write_report_html(report_md: Path, results_dir: Path, out: Path | None = Non
     out = Path(out) if out is not None else report_md.with_suffix(".html")
     text = report_md.read_text(encoding="utf-8")
     first = next((ln[2:].strip() for ln in text.splitlines() if ln.startswith("# ")), "fsbench report")
-    sections = markdown_sections(text, report_md.parent)
+    sections = markdown_sections(text)
     sets = _experiment_sets(results_dir)
     if sets:
         sections = analysis_sections(sets, report=sections)
-    return write_html(out, sections, title=first)
+    # REPORT.md's figures are linked relative to it: embedded from there
+    return write_html(out, sections, title=first, base=report_md.parent)

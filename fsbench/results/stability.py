@@ -228,6 +228,7 @@ def plot_error_vs_stability(
     matplotlib.figure.Figure or None
         None when the table has no defined stability.
     """
+    # function-level: matplotlib loads only when a figure is drawn (not for tables or the console report)
     import matplotlib
 
     matplotlib.use("Agg")

@@ -54,7 +54,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from fsbench.results.loading import BASELINE, ResultSet
+from fsbench.results.loading import ResultSet
+from fsbench.results.schema import BASELINE
 
 #: Columns identifying one block.
 BLOCK = ["source", "dataset", "kernel", "n_train", "n_features"]
@@ -363,6 +364,7 @@ def plot_cd_diagram(
     -------
     matplotlib.figure.Figure
     """
+    # function-level: matplotlib loads only when a figure is drawn (not for tables or the console report)
     import matplotlib
 
     matplotlib.use("Agg")

@@ -1,8 +1,10 @@
-"""Small table helpers shared by the analyses: Markdown rendering and CSV + Markdown writing."""
+"""The one Markdown table writer (:func:`md_table`, :func:`to_markdown`), CSV + Markdown writing, and figure
+saving, shared by the analyses, the plots and the reports."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -19,10 +21,34 @@ def _cell(v: object, digits: int) -> str:
     return str(v)
 
 
-def to_markdown(df: pd.DataFrame, digits: int = 4) -> str:
-    """A GitHub pipe table of ``df`` (floats with ``digits`` significant digits, NaN as an en dash)."""
-    from fsbench.papers.tables import md_table
+def md_table(header: list[str], rows: list[list[Any]], escape: bool = False) -> str:
+    """A GitHub pipe table of ``rows`` under ``header``, a trailing newline included.
 
+    Parameters
+    ----------
+    header : list of str
+        Column titles.
+    rows : list of list
+        Cells, written with ``str``.
+    escape : bool
+        Protect ``|`` and newlines in the cells (titles are written as given).
+
+    Returns
+    -------
+    str
+    """
+
+    def cell(c: Any) -> str:
+        return str(c).replace("|", "\\|").replace("\n", " ") if escape else str(c)
+
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(cell(c) for c in r) + " |" for r in rows]
+    return "\n".join(out) + "\n"
+
+
+def to_markdown(df: pd.DataFrame, digits: int = 4) -> str:
+    """A GitHub pipe table of ``df`` (:func:`md_table`, cells escaped; floats with ``digits`` significant
+    digits, NaN as an en dash, booleans as yes/no)."""
     rows = [[_cell(v, digits) for v in row] for row in df.itertuples(index=False)]
     return md_table([str(c) for c in df.columns], rows, escape=True)
 
@@ -40,7 +66,7 @@ def write_table(df: pd.DataFrame, stem: Path, title: str, note: str = "", digits
 def save_figure(fig, stem: Path, dpi: int = 120, tight: bool = True) -> list[Path]:
     """Save a matplotlib figure as ``stem.png`` and ``stem.pdf`` and close it (``tight``: crop to the drawn
     content, legends outside the axes included)."""
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # function-level: keeps matplotlib out of the start-up of table users
 
     stem.parent.mkdir(parents=True, exist_ok=True)
     out = []

@@ -1,6 +1,6 @@
 """Config → tasks → parallel execution → durable, resumable result store. Knows no algorithm.
 
-Output directory layout (schema version :data:`fsbench.protocol.SCHEMA_VERSION`, see README):
+Output directory layout (schema version :data:`fsbench.results.schema.SCHEMA_VERSION`, see README):
 
 ``run.json``
     effective config (after command-line overrides), its sha256, fsbench git commit, package
@@ -47,7 +47,8 @@ from pathlib import Path
 from typing import Any
 
 from fsbench.config import Experiment
-from fsbench.protocol import SCHEMA_VERSION, Task
+from fsbench.protocol import Task
+from fsbench.results.schema import SCHEMA_VERSION
 from fsbench.run.backends import (
     _connect_scheduler,
     _dask_local,

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from fsbench.diagnostics.registry import get_diagnostic
-from fsbench.protocol import RANKING_COLUMNS, RESULT_COLUMNS, Task, TaskResult
+from fsbench.protocol import Task, TaskResult
+from fsbench.results.schema import RANKING_COLUMNS, RESULT_COLUMNS
 
 
 def _canonical(obj: Any) -> str:

@@ -11,8 +11,8 @@ import pandas as pd
 
 from fsbench.papers.claims import evaluate_claim
 from fsbench.papers.readings.declared import Reading, default_experiment, where_name
-from fsbench.papers.tables import md_table
 from fsbench.papers.values import _entries
+from fsbench.results.tables import md_table
 from fsbench.stats import paired_t
 
 _INTRO = (

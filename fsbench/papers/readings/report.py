@@ -27,8 +27,8 @@ from fsbench.papers.readings.declared import Reading, default_label, read_readin
 from fsbench.papers.readings.figures import figure_readings_section
 from fsbench.papers.readings.substitutions import SubstitutionMarks, substitutions
 from fsbench.papers.sources import method_frame
-from fsbench.papers.tables import md_table
 from fsbench.papers.values import ConfigInfo, _entries
+from fsbench.results.tables import md_table
 
 
 class ReadingsReport:
