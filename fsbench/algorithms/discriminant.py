@@ -48,6 +48,7 @@ from numbers import Integral, Real
 import numpy as np
 import scipy.linalg
 from sklearn.model_selection import StratifiedKFold, train_test_split
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from fsbench.algorithms.kernel_space import KOBL, KernelSpaceTransformer, span_residual_norms
@@ -445,6 +446,11 @@ class KDA(GDA):
     description = "KDA: kernel discriminant analysis with KOBL's dimension (capped at C-1 unless completed)"
     citation = "Xu, Shen, Ping & Zhao 2011, CIKM §4 (KDA baseline); Baudat & Anouar 2000"
 
+    _parameter_constraints: dict = {
+        **GDA._parameter_constraints,
+        "n_components": [Interval(Integral, 1, None, closed="left"), StrOptions({"kobl"}), None],
+    }
+
     def __init__(
         self,
         kernel: str = "rbf",
@@ -468,11 +474,6 @@ class KDA(GDA):
             complete=complete,
         )
         self.f = f
-
-    def _check_n_components(self) -> None:
-        if self.n_components == "kobl":
-            return
-        super()._check_n_components()
 
     def _requested(self, X: np.ndarray) -> int | None:
         if self.n_components == "kobl":
@@ -622,6 +623,14 @@ class KIFE(KernelSpaceTransformer):
         "Liu, Liu, Ding & Zhang 2011, Kernel-based informative feature extraction via gradient learning"
     )
     _supervised = True
+    _parameter_constraints: dict = {
+        **KernelSpaceTransformer._parameter_constraints,
+        "n_neighbors": [Interval(Integral, 1, None, closed="left")],
+        "counts": [StrOptions({"local", "global"})],
+        "init": [StrOptions({"gda", "lda"})],
+        "max_iter": [Interval(Integral, 0, None, closed="left")],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither"), None],
+    }
 
     def __init__(
         self,
@@ -692,19 +701,6 @@ class KIFE(KernelSpaceTransformer):
         return self._energy(self.K_, self._y, np.asarray(B, dtype=float), sigma, neighbors)[1]
 
     # -- fitting ---------------------------------------------------------------------------------
-    def _check_params(self) -> None:
-        if not (isinstance(self.n_neighbors, Integral) and self.n_neighbors >= 1):
-            raise ValueError(f"n_neighbors must be a positive int, got {self.n_neighbors!r}")
-        if self.counts not in ("local", "global"):
-            raise ValueError(f"counts must be 'local' or 'global', got {self.counts!r}")
-        if self.init not in ("gda", "lda"):
-            raise ValueError(f"init must be 'gda' or 'lda', got {self.init!r}")
-        if not (isinstance(self.max_iter, Integral) and self.max_iter >= 0):
-            raise ValueError(f"max_iter must be a non-negative int, got {self.max_iter!r}")
-        vf = self.validation_fraction
-        if vf is not None and not (isinstance(vf, Real) and 0 < vf < 1):
-            raise ValueError(f"validation_fraction must be None or in (0, 1), got {vf!r}")
-
     def _init_B(self, X: np.ndarray, y: np.ndarray, K: np.ndarray, D: int) -> np.ndarray:
         if self.init == "gda":
             est = GDA(
@@ -767,7 +763,6 @@ class KIFE(KernelSpaceTransformer):
         return B, steps, iters, history, converged, sigma
 
     def _fit(self, X: np.ndarray, y: np.ndarray | None) -> None:
-        self._check_params()
         n_classes = self.classes_.size
         D = max(1, n_classes - 1) if self.n_components is None else int(self.n_components)
         kern = self._kernel(X)

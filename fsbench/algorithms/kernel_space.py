@@ -51,11 +51,19 @@ from numbers import Integral
 
 import numpy as np
 import scipy.linalg
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from fsbench.algorithms.kernels import GramCentering, Kernel, make_kernel, sq_distances
+from fsbench.algorithms.kernels import (
+    KERNEL_CONSTRAINTS,
+    KERNELS,
+    GramCentering,
+    Kernel,
+    make_kernel,
+    sq_distances,
+)
 
 #: Named threshold functions f of KOBL's rule :math:`r_{k+1,k+1}/r_{11} \ge f(k/N)`.
 THRESHOLD_FUNCTIONS: dict[str, Callable[[float], float]] = {
@@ -252,10 +260,16 @@ class KernelSpaceTransformer(TransformerMixin, BaseEstimator):
     kind: str = "transform"
     description: str = ""
     citation: str = ""
-    supported_kernels: tuple[str, ...] = ("linear", "rbf", "poly")
+    supported_kernels: tuple[str, ...] = KERNELS
     #: Whether ``fit`` needs class labels.
     _supervised: bool = False
+    #: scikit-learn parameter constraints, checked by ``fit`` and by ``fsbench run`` (subclasses extend them).
+    _parameter_constraints: dict = {
+        **KERNEL_CONSTRAINTS,
+        "n_components": [Interval(Integral, 1, None, closed="left"), None],
+    }
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Learn the kernel-space basis (and the selection) from the training data.
 
@@ -279,7 +293,6 @@ class KernelSpaceTransformer(TransformerMixin, BaseEstimator):
         else:
             X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
             y_idx = None
-        self._check_n_components()
         self._fit(X, y_idx)
         return self
 
@@ -299,13 +312,6 @@ class KernelSpaceTransformer(TransformerMixin, BaseEstimator):
         return make_kernel(
             self.kernel, gamma=self.gamma, degree=self.degree, offset=self.offset, scale=self.scale
         ).resolved(X)
-
-    def _check_n_components(self) -> None:
-        k = self.n_components
-        if k is None:
-            return
-        if not (isinstance(k, Integral) and not isinstance(k, bool) and k >= 1):
-            raise ValueError(f"n_components must be None or a positive int, got {k!r}")
 
     def _fit(self, X: np.ndarray, y: np.ndarray | None) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
