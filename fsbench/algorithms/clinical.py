@@ -1,7 +1,9 @@
 r"""Heterogeneous (continuous + categorical) feature selection of Paul, D'Ambrosio & Dupont 2015.
 
-Three RFE selectors share Paul's wrapper (Algorithm 1; ALGORITHMS.md §8.2): train a model on the
-surviving features F, drop the ``step`` = 20 % least important ones
+Three RFE selectors share Paul's wrapper (Algorithm 1; ALGORITHMS.md §8.2), fsbench's one
+backward-elimination loop (:func:`fsbench.algorithms.elimination.backward_elimination`) with each
+selector's importance as its hook: train a model on the surviving features F, drop the ``step`` = 20 %
+least important ones
 (:math:`\max(1, \mathrm{round}(0.2|F|))`, rounded half-up, so the last iterations drop one feature),
 put them on top of the ranking, repeat until every feature is ranked. Ties in the importance drop
 the higher feature index first, so that the lower index ranks better.
@@ -176,14 +178,14 @@ class _ClinicalRFEBase(_NaNTolerantSelector):
         self.n_missing_ = kern.n_missing_
         bank = SubkernelBank(kern, X)
         targets = machine_targets(y)
-        # the kernel of the survivors, downdated after every elimination
-        K = [bank.weighted_sum(np.arange(X.shape[1])) / X.shape[1]]
+        K = bank.weighted_sum(np.arange(X.shape[1])) / X.shape[1]  # the kernel of the survivors
 
         def importance(remaining: np.ndarray, n_drop: int) -> tuple:
-            return self._importance(bank, K[0], remaining, targets)
+            return self._importance(bank, K, remaining, targets)
 
         def downdate(dropped: np.ndarray, remaining: np.ndarray) -> None:
-            K[0] = remove_subkernels(K[0], bank.weighted_sum(dropped), remaining.size, dropped.size)
+            nonlocal K
+            K = remove_subkernels(K, bank.weighted_sum(dropped), remaining.size, dropped.size)
 
         result = backward_elimination(X.shape[1], importance, self.step, on_eliminate=downdate)
         self.ranking_ = result.ranking
@@ -599,7 +601,7 @@ class OneHotLinearSVMRFE(_NaNTolerantSelector):
         Z, group = one_hot_encode(X, cat)
         self.n_columns_ = Z.shape[1]
         lin = make_kernel("linear")
-        K = [lin.gram(Z)]  # the Gram matrix of the surviving columns, downdated after every elimination
+        K = lin.gram(Z)  # the Gram matrix of the surviving columns, downdated after every elimination
         targets = machine_targets(y)
 
         def importance(remaining: np.ndarray, n_drop: int) -> np.ndarray:
@@ -607,12 +609,13 @@ class OneHotLinearSVMRFE(_NaNTolerantSelector):
             C = joachims_C(lin, Z[:, cols]) if self.C == "joachims" else float(self.C)
             w2 = np.zeros(Z.shape[1])
             for yb in targets:
-                a, _ = svm_duals(K[0], yb, C)
+                a, _ = svm_duals(K, yb, C)
                 w2[cols] += (Z[:, cols].T @ a) ** 2
             return np.bincount(group, weights=w2, minlength=X.shape[1])[remaining]
 
         def downdate(dropped: np.ndarray, remaining: np.ndarray) -> None:
-            K[0] = K[0] - lin.gram(Z[:, np.isin(group, dropped)])
+            nonlocal K
+            K = K - lin.gram(Z[:, np.isin(group, dropped)])
 
         result = backward_elimination(X.shape[1], importance, self.step, on_eliminate=downdate)
         self.ranking_ = result.ranking

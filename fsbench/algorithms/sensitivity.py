@@ -10,8 +10,10 @@ feature is taken away. fsbench implements the *permutation* form (ALGORITHMS.md 
 where :math:`\tilde x^{(j,r)}` is the training set with column j permuted by the r-th random
 permutation, and the posteriors come from :class:`fsbench.algorithms.svm.PairwiseCouplingSVC`
 (one-vs-one SVMs, Platt sigmoids from an internal 5-fold CV, pairwise coupling) trained on the
-same training set, evaluated in-sample. Backward elimination: retrain, rescore, remove the
-lowest-scoring feature(s), until one feature is left; later-eliminated features rank better.
+same training set, evaluated in-sample. Backward elimination (fsbench's one loop,
+:func:`fsbench.algorithms.elimination.backward_elimination`, with :math:`s_j` as the importance): retrain,
+rescore, remove the lowest-scoring feature(s), until one feature is left; later-eliminated features rank
+better.
 
 Which of Shen et al.'s three approximations MFSPP1–MFSPP3 this corresponds to, and which one
 Ramona 2012 ran, is **unknown** (the papers were not readable here, ALGORITHMS.md §14.6). The
@@ -215,24 +217,25 @@ class FSPP(BaseSelector):
 
     def _fit(self, X: np.ndarray, y: np.ndarray) -> None:
         rng = check_random_state(self.random_state)
-        first_scores: list[np.ndarray] = []
+        first_scores = None
         # last score (or its guess) of every feature: the likely-lowest are scored first, so the
         # bound that lets the others stop early is tight from the start
         last = np.zeros(X.shape[1])
 
         def importance(remaining: np.ndarray, n_drop: int) -> np.ndarray:
+            nonlocal first_scores
             # the first iteration scores every feature (scores_); later ones only need the n_drop lowest
-            keep = n_drop if first_scores else None
+            keep = None if first_scores is None else n_drop
             order = np.argsort(last[remaining], kind="stable")
             scores, guesses = self._scores(X[:, remaining], y, rng, keep=keep, order=order)
             last[remaining] = guesses
-            if not first_scores:
-                first_scores.append(scores)
+            if first_scores is None:
+                first_scores = scores
             return scores
 
         result = backward_elimination(X.shape[1], importance, self.step, self.step_threshold)
         self.ranking_ = result.ranking
-        self.scores_ = first_scores[0] if first_scores else np.zeros(X.shape[1])
+        self.scores_ = first_scores if first_scores is not None else np.zeros(X.shape[1])
         self.n_iter_ = result.n_iter
 
 
