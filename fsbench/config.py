@@ -23,7 +23,7 @@ from typing import Any
 
 import yaml
 
-from fsbench.algorithms.kernels import GAMMA_RULES, KERNELS, parse_gamma
+from fsbench.algorithms.kernels import GAMMA_RULES, KERNEL_PARAMS, KERNELS, parse_gamma
 from fsbench.classifiers import CLASSIFIERS, PER_PAIR_CLASSIFIERS
 
 CLASS_WEIGHTS = ("balanced",)
@@ -70,7 +70,7 @@ PROTOCOL_KEYS = {
     "k",
     "selection",
 }
-KERNEL_KEYS = {"name", "gamma", "degree", "offset", "scale"}
+KERNEL_KEYS = {"name", *KERNEL_PARAMS}
 SELECTOR_KEYS = {"name", "params", "label"}
 DATASET_KEYS = {"name", "generator", "params", "label", "protocol", "kernel", "positive"}
 

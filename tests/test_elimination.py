@@ -5,12 +5,15 @@ kernel downdates) are compared with naive loops written here: every iteration re
 survivors from scratch and drops the lowest scores with the documented tie rule.
 """
 
+import dataclasses
+
 import numpy as np
 import pytest
 from sklearn.svm import SVC
 from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.estimator_checks import check_param_validation
 
+from fsbench import config
 from fsbench.algorithms.base import BaseSelector, ranking_from_order, ranking_from_scores
 from fsbench.algorithms.clinical import (
     ClinicalSVMRFE,
@@ -26,10 +29,11 @@ from fsbench.algorithms.elimination import (
     least_important,
     n_to_drop,
 )
-from fsbench.algorithms.kernels import joachims_C, make_kernel
+from fsbench.algorithms.kernels import KERNEL_CONSTRAINTS, KERNEL_PARAMS, Kernel, joachims_C, make_kernel
 from fsbench.algorithms.registry import available, get_selector, resolve
 from fsbench.algorithms.rfe import SVMRFE
 from fsbench.algorithms.sensitivity import FSPP
+from fsbench.classifiers import CLASSIFIERS
 from fsbench.data.synthetic import weston_linear, weston_nonlinear
 
 STEPS = [(1, 0), (3, 0), (0.2, 0), (0.5, 0), ("halving", 0), ("halving", 4), (0.3, 5)]
@@ -204,3 +208,28 @@ def test_bad_parameter_is_refused_by_the_declaration(name, bad):
     est = get_selector(name, **bad)
     with pytest.raises(InvalidParameterError, match=f"'{next(iter(bad))}' parameter of {type(est).__name__}"):
         est._validate_params()
+
+
+def test_kernel_parameters_are_declared_once():
+    """The flat kernel parameters of selectors, the Kernel fields and the config keys are one list."""
+    assert [f.name for f in dataclasses.fields(Kernel)] == ["name", *KERNEL_PARAMS]
+    assert list(KERNEL_CONSTRAINTS) == ["kernel", *KERNEL_PARAMS]
+    assert config.KERNEL_KEYS == {"name", *KERNEL_PARAMS}
+    for cls in _selector_classes():
+        declared = set(cls._parameter_constraints)
+        if "kernel" in declared:
+            for k in declared & set(KERNEL_CONSTRAINTS):
+                assert cls._parameter_constraints[k] is KERNEL_CONSTRAINTS[k], (cls.__name__, k)
+
+
+def test_config_reads_the_classifier_list(tmp_path):
+    """An option its entry in classifiers.CLASSIFIERS does not list is refused by the config."""
+    assert set(CLASSIFIERS) >= {"svm", "knn"}
+    assert CLASSIFIERS["knn"].options == {"k"} and not CLASSIFIERS["knn"].per_pair
+    path = tmp_path / "c.yaml"
+    path.write_text(
+        "name: c\ndataset: weston_linear\nselectors: [fisher]\n"
+        "protocol: {n_train: [20], n_test: 20, classifier: {name: knn, C: 2}}\n"
+    )
+    with pytest.raises(config.ConfigError, match=r"C does not apply to classifier 'knn' \(options: k\)"):
+        config.load_experiment(path)

@@ -42,6 +42,9 @@ from sklearn.utils._param_validation import Interval, StrOptions
 #: The kernel names, declared once: configs, selectors' ``kernel`` parameter and ``supported_kernels``.
 KERNELS = ("linear", "rbf", "poly")
 
+#: Parameters of a kernel besides its name (a selector's flat kernel parameters, a config's ``kernel:`` keys).
+KERNEL_PARAMS = ("gamma", "degree", "offset", "scale")
+
 #: Named rules for the RBF ``gamma`` that are resolved on the training data.
 GAMMA_RULES = ("median", "n_features", "scale")
 
