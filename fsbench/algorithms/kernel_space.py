@@ -47,12 +47,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from numbers import Integral
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.linalg
 from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -72,6 +72,11 @@ THRESHOLD_FUNCTIONS: dict[str, Callable[[float], float]] = {
     "square": lambda t: t * t,
     "zero": lambda t: 0.0,
 }
+
+
+#: scikit-learn constraints of KOBL's threshold function ``f`` and of ``rank_tol``.
+THRESHOLD_CONSTRAINT: list = [StrOptions(set(THRESHOLD_FUNCTIONS)), callable]
+RANK_TOL_CONSTRAINT: list = [Interval(Real, 0, None, closed="left"), None]
 
 
 def threshold_function(f: str | Callable[[float], float]) -> Callable[[float], float]:
@@ -331,6 +336,11 @@ class KernelSpaceTransformer(TransformerMixin, BaseEstimator):
 class _CholeskyBasisTransformer(KernelSpaceTransformer):
     """Coordinates on a (pivoted or unpivoted) kernel Gram–Schmidt basis."""
 
+    _parameter_constraints: dict = {
+        **KernelSpaceTransformer._parameter_constraints,
+        "rank_tol": RANK_TOL_CONSTRAINT,
+    }
+
     def _run(self, kern: Kernel, X: np.ndarray, **kw) -> None:
         res = kernel_gram_schmidt(
             lambda p: kern.gram(X, X[p : p + 1])[:, 0],
@@ -424,6 +434,11 @@ class KOBL(_CholeskyBasisTransformer):
 
     description = "KOBL: pivoted kernel Gram-Schmidt basis with adaptive dimension r_kk/r_11 >= f(Dim/N)"
     citation = "Xu, Shen, Ping & Zhao 2011, CIKM (TAKES), §3.1 Algorithm 1"
+
+    _parameter_constraints: dict = {
+        **_CholeskyBasisTransformer._parameter_constraints,
+        "f": THRESHOLD_CONSTRAINT,
+    }
 
     def __init__(
         self,
@@ -550,6 +565,12 @@ class KPCA(KernelSpaceTransformer):
 
     description = "KPCA: kernel principal component basis with all non-negligible components (O(N^3))"
     citation = "Schölkopf, Smola & Müller 1998, Neural Comput.; as used by Cao et al. 2007, ICML"
+
+    _parameter_constraints: dict = {
+        **KernelSpaceTransformer._parameter_constraints,
+        "center": ["boolean"],
+        "eig_tol": [Interval(Real, 0, None, closed="left")],
+    }
 
     def __init__(
         self,
@@ -773,6 +794,16 @@ class _KFFSTransformer(KernelSpaceTransformer):
     _supervised = True
     _basis: str = "kobl"
 
+    _parameter_constraints: dict = {
+        **KernelSpaceTransformer._parameter_constraints,
+        "f": THRESHOLD_CONSTRAINT,
+        "rank_tol": RANK_TOL_CONSTRAINT,
+        "max_rounds": [Interval(Integral, 1, None, closed="left"), None],
+        "multiclass": [StrOptions({"samme", "first_vs_rest"})],
+        "sample_update": [StrOptions({"ensemble", "weak"})],
+        "weighted": ["boolean"],
+    }
+
     def __init__(
         self,
         kernel: str = "rbf",
@@ -810,10 +841,6 @@ class _KFFSTransformer(KernelSpaceTransformer):
         return KGS(**common, rank_tol=self.rank_tol)
 
     def _fit(self, X: np.ndarray, y: np.ndarray | None) -> None:
-        if self.multiclass not in ("samme", "first_vs_rest"):
-            raise ValueError(f"multiclass must be 'samme' or 'first_vs_rest', got {self.multiclass!r}")
-        if self.sample_update not in ("ensemble", "weak"):
-            raise ValueError(f"sample_update must be 'ensemble' or 'weak', got {self.sample_update!r}")
         basis = self._make_basis().fit(X)
         Z = basis.embedding_
         if self.multiclass == "first_vs_rest" and self.classes_.size > 2:
