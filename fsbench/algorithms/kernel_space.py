@@ -74,8 +74,18 @@ THRESHOLD_FUNCTIONS: dict[str, Callable[[float], float]] = {
 }
 
 
+class _ThresholdNames(StrOptions):
+    """The names of :data:`THRESHOLD_FUNCTIONS`, named as such in a refusal."""
+
+    def __init__(self):
+        super().__init__(set(THRESHOLD_FUNCTIONS))
+
+    def __str__(self) -> str:
+        return f"a threshold function name among {sorted(THRESHOLD_FUNCTIONS)}"
+
+
 #: scikit-learn constraints of KOBL's threshold function ``f`` and of ``rank_tol``.
-THRESHOLD_CONSTRAINT: list = [StrOptions(set(THRESHOLD_FUNCTIONS)), callable]
+THRESHOLD_CONSTRAINT: list = [_ThresholdNames(), callable]
 RANK_TOL_CONSTRAINT: list = [Interval(Real, 0, None, closed="left"), None]
 
 
