@@ -28,6 +28,7 @@ from sklearn.utils import check_random_state
 
 from fsbench.algorithms.base import constant_features_last, ranking_from_order
 from fsbench.algorithms.coupling import _couple_ht, platt_fit, platt_proba
+from fsbench.algorithms.elimination import n_to_remove
 from fsbench.algorithms.feature_statistics import column_statistic, feature_statistic, gram_from_statistic
 from fsbench.algorithms.kernels import (
     joachims_C_from_sq_distances,
@@ -36,7 +37,6 @@ from fsbench.algorithms.kernels import (
     parse_gamma,
     sq_distances,
 )
-from fsbench.algorithms.rfe import n_to_remove
 
 _MIN_PROB = 1e-7
 _BLOCK_BYTES = 1 << 20

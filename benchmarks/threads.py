@@ -39,7 +39,7 @@ def case(n: int, n_jobs: int, memory_limit: str, repeats: int = 3) -> dict[str, 
     """Median wall and CPU seconds of one value + gradient pass of blocked SAS with ``n_jobs`` threads."""
     X, y = weston_data(n, D, seed=0)
     sel = SAS(kernel="rbf", gamma="median", memory_limit=memory_limit, n_jobs=n_jobs)
-    sel._check_params()
+    sel._validate_params()
     w = np.ones(D)
     with threadpool_limits(limits=1):
         passes = _exact_passes(sel, X, y, w)

@@ -21,7 +21,7 @@ come from the config (``classifier: {name, C, class_weight, k}``, :class:`fsbenc
     dataset card's categorical mask, which the protocol passes.
 
 To add a classifier: a function with the signature of :func:`_svm` and one line in :data:`CLASSIFIERS`
-(plus its options in :data:`fsbench.config.CLASSIFIER_OPTIONS`).
+naming it and its options; :mod:`fsbench.config` reads the names and options from there.
 
 Under ``selection: per_pair`` (:mod:`fsbench.pairwise`) every pair of classes has its own feature subset,
 so there is no single Z: :func:`fit_predict_per_pair` trains the pairwise machines of ``svm`` (voting) or
@@ -86,13 +86,25 @@ def _clinical_svm(Z_tr, y_tr, Z_te, kernel, protocol, *, categorical=None, rando
     return Fitted(clf.predict(kern.gram(Z_te, Z_tr)), c)
 
 
-#: name -> fit-and-predict function
-CLASSIFIERS: dict[str, Callable[..., Fitted]] = {
-    "svm": _svm,
-    "svm_coupling": _svm_coupling,
-    "knn": _knn,
-    "clinical_svm": _clinical_svm,
+@dataclass(frozen=True)
+class Classifier:
+    """A final classifier: its fit-and-predict function and the config options it accepts besides ``name``."""
+
+    fit_predict: Callable[..., Fitted]
+    options: frozenset[str]
+    #: Whether it can run under ``selection: per_pair`` (:func:`fit_predict_per_pair`).
+    per_pair: bool = False
+
+
+#: name -> classifier, the one list of final classifiers (config validation reads it too).
+CLASSIFIERS: dict[str, Classifier] = {
+    "svm": Classifier(_svm, frozenset({"C", "class_weight"}), per_pair=True),
+    "svm_coupling": Classifier(_svm_coupling, frozenset({"C"}), per_pair=True),
+    "knn": Classifier(_knn, frozenset({"k"})),
+    "clinical_svm": Classifier(_clinical_svm, frozenset({"C", "class_weight"})),
 }
+#: Classifiers that ``selection: per_pair`` accepts.
+PER_PAIR_CLASSIFIERS = tuple(name for name, c in CLASSIFIERS.items() if c.per_pair)
 
 
 def fit_predict(
@@ -126,7 +138,7 @@ def fit_predict(
     -------
     Fitted
     """
-    return CLASSIFIERS[protocol.classifier](
+    return CLASSIFIERS[protocol.classifier].fit_predict(
         Z_tr, y_tr, Z_te, kernel, protocol, categorical=categorical, random_state=random_state
     )
 
@@ -176,7 +188,7 @@ def fit_predict_per_pair(
         Predictions, and the mean of the pairs' C (the global ``svm_coupling`` reports the whole-set Ĉ
         instead, so the two ``C`` columns are not comparable).
     """
-    if protocol.classifier not in ("svm", "svm_coupling"):
+    if protocol.classifier not in PER_PAIR_CLASSIFIERS:
         raise ValueError(
             f"per-pair selection needs the svm or svm_coupling classifier, got {protocol.classifier!r}"
         )

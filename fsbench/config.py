@@ -25,18 +25,11 @@ from numbers import Integral, Real
 from pathlib import Path
 from typing import Any
 
-from fsbench.algorithms.kernels import GAMMA_RULES, KERNELS, parse_gamma
+from fsbench.algorithms.kernels import GAMMA_RULES, KERNEL_PARAMS, KERNELS, parse_gamma
+from fsbench.classifiers import CLASSIFIERS, PER_PAIR_CLASSIFIERS
 from fsbench.config_files import ConfigError, read_config
 from fsbench.config_files import type_name as _tname
 
-#: Final classifiers (fsbench.classifiers) and the options each accepts besides ``name``.
-CLASSIFIER_OPTIONS: dict[str, set[str]] = {
-    "svm": {"C", "class_weight"},
-    "svm_coupling": {"C"},
-    "knn": {"k"},
-    "clinical_svm": {"C", "class_weight"},
-}
-CLASSIFIERS = tuple(CLASSIFIER_OPTIONS)
 CLASS_WEIGHTS = ("balanced",)
 TEST_MODES = ("rest", "official")
 #: Where the selector runs (``protocol.selection``): ``global`` — once on the training set, one top-S subset
@@ -44,7 +37,6 @@ TEST_MODES = ("rest", "official")
 #: pairwise machine on its own pair's top-S (:mod:`fsbench.pairwise`; Ramona 2012 Table II's "pairwise scheme"
 #: read per pair). Per-pair selection needs a pairwise classifier.
 SELECTION_MODES = ("global", "per_pair")
-PER_PAIR_CLASSIFIERS = ("svm", "svm_coupling")
 
 #: Keys of an experiment config. ``jobs`` is an execution setting (e.g. 1 for CPU-time tables): it caps
 #: ``--jobs`` and is left out of the config hash, since it cannot change a result.
@@ -82,7 +74,7 @@ PROTOCOL_KEYS = {
     "k",
     "selection",
 }
-KERNEL_KEYS = {"name", "gamma", "degree", "offset", "scale"}
+KERNEL_KEYS = {"name", *KERNEL_PARAMS}
 SELECTOR_KEYS = {"name", "params", "label"}
 DATASET_KEYS = {"name", "generator", "params", "label", "protocol", "kernel", "positive"}
 
@@ -658,7 +650,9 @@ class _Validator:
         spec = merged["classifier"]
         opts: dict[str, Any] = {}
         if isinstance(spec, dict):
-            self.keys(spec, {"name"} | set().union(*CLASSIFIER_OPTIONS.values()), where("classifier"))
+            self.keys(
+                spec, {"name"} | set().union(*(c.options for c in CLASSIFIERS.values())), where("classifier")
+            )
             name = self.req(spec, "name", where("classifier"), str)
             opts = {k: v for k, v in spec.items() if k != "name"}
         else:
@@ -666,7 +660,7 @@ class _Validator:
         if name not in CLASSIFIERS:
             kp = f"{where('classifier')}.name" if isinstance(spec, dict) else where("classifier")
             raise self.err(kp, f"expected one of {', '.join(CLASSIFIERS)}, got {name!r}")
-        allowed = CLASSIFIER_OPTIONS[name]
+        allowed = CLASSIFIERS[name].options
         for key in opts:
             if key not in allowed:
                 raise self.err(

@@ -47,7 +47,7 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.metrics import balanced_accuracy_score
 
-from fsbench.algorithms.kernels import resolve_gamma
+from fsbench.algorithms.kernels import KERNELS, resolve_gamma
 from fsbench.algorithms.registry import get_selector, resolve
 from fsbench.classifiers import fit_predict, fit_predict_per_pair
 from fsbench.config import KernelConfig, ProtocolConfig, SelectorConfig
@@ -190,7 +190,7 @@ def build_selector(
     cls = resolve(sel.name)
     params = dict(sel.params)
     defaults = cls().get_params(deep=False) if hasattr(cls, "get_params") else {}
-    supported = getattr(cls, "supported_kernels", ("linear", "rbf", "poly"))
+    supported = getattr(cls, "supported_kernels", KERNELS)
     if "kernel" in defaults and "kernel" not in params and kernel.name in supported:
         for k, v in kernel.selector_params().items():
             if k in defaults and k not in params:

@@ -19,9 +19,9 @@ from fsbench.algorithms.clinical_kernel import (
     categorical_mask,
     remove_subkernels,
 )
+from fsbench.algorithms.elimination import n_to_remove
 from fsbench.algorithms.forests import RandomForestImportance
 from fsbench.algorithms.kernels import joachims_C, make_kernel
-from fsbench.algorithms.rfe import n_to_remove
 
 CAT = [5, 6, 7]
 
@@ -254,7 +254,7 @@ def test_joachims_means_one_formula():
     for est in (ClinicalSVMRFE(categorical=CAT, C="joachims"), ClinicalMKLRFE(categorical=CAT, C="joachims")):
         with pytest.raises(ValueError, match="no origin; use C='inverse_mean_diag'"):
             est.fit(X, y)
-    with pytest.raises(ValueError, match="positive number or 'joachims'"):
+    with pytest.raises(ValueError, match=r"float in the range \(0.0, inf\) or a str among {'joachims'}"):
         OneHotLinearSVMRFE(categorical=CAT, C="inverse_mean_diag").fit(X, y)
     # the one-hot baseline's "joachims" is Joachims' rule on its linear kernel: C = 1/R̄² >= 1/mean ||z||²
     Z, _ = one_hot_encode(X, categorical_mask(CAT, X.shape[1]))

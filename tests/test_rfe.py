@@ -6,6 +6,7 @@ from sklearn.feature_selection import RFE
 from sklearn.svm import SVC
 
 from fsbench.algorithms import feature_statistics
+from fsbench.algorithms.elimination import elimination_schedule, n_to_remove
 from fsbench.algorithms.feature_statistics import (
     feature_statistic,
     gram_from_statistic,
@@ -13,7 +14,7 @@ from fsbench.algorithms.feature_statistics import (
     replaced_column_gram,
 )
 from fsbench.algorithms.kernels import Kernel, joachims_C, make_kernel
-from fsbench.algorithms.rfe import SVMRFE, elimination_schedule, n_to_remove
+from fsbench.algorithms.rfe import SVMRFE
 
 
 def _linear_problem(seed, n=80, d=15):

@@ -27,20 +27,18 @@ O(m² + m·D) memory beyond X, for large N.
 from __future__ import annotations
 
 import warnings
-from numbers import Integral, Real
+from numbers import Integral
 
 import numpy as np
 from scipy.linalg.blas import daxpy as _axpy
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import Interval, InvalidParameterError, Options, StrOptions
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from fsbench.algorithms.gram_blocks import (
     DEFAULT_MEMORY_LIMIT,
     GradientWeights,
     GramStats,
-    parse_memory_limit,
 )
-from fsbench.algorithms.kernels import parse_gamma
 from fsbench.algorithms.random_features import rff_kernel, rff_objective
 from fsbench.algorithms.scaled import ScaledKernelAscent
 from fsbench.algorithms.targets import class_table_norm, class_target_table
@@ -100,24 +98,8 @@ class SAS(ScaledKernelAscent):
     #: scikit-learn parameter constraints: checked at the start of ``fit`` and by ``fsbench run`` before
     #: any work starts (a config with e.g. ``max_iter: -1`` is refused with exit code 2).
     _parameter_constraints: dict = {
-        "kernel": [StrOptions({"linear", "rbf", "poly"})],
-        # a rule or a multiple of one ("median/4"): checked by kernels.parse_gamma when resolved
-        "gamma": [Interval(Real, 0, np.inf, closed="neither"), str],
-        "degree": [Interval(Real, 0, np.inf, closed="neither")],
-        "offset": [Interval(Real, -np.inf, np.inf, closed="neither")],
-        "scale": [Interval(Real, -np.inf, np.inf, closed="neither")],
-        "max_iter": [Interval(Integral, 0, None, closed="left")],
-        "tol": [Interval(Real, 0, np.inf, closed="left")],
-        "step_size": [Interval(Real, 0, np.inf, closed="neither")],
+        **ScaledKernelAscent._parameter_constraints,
         "target": [StrOptions({"vert", "uneven"})],
-        "n_features_to_select": [
-            Interval(Integral, 1, None, closed="left"),
-            Interval(Real, 0, 1, closed="neither"),
-            None,
-        ],
-        # bytes or a string with a unit ("512MB"): checked by gram_blocks.parse_memory_limit
-        "memory_limit": [Interval(Real, 1, None, closed="left"), str, None],
-        "n_jobs": [Interval(Integral, 1, None, closed="left"), Options(Integral, {-1}), None],
         "approximation": [StrOptions({"rff"}), None],
         "n_components": [Interval(Integral, 1, None, closed="left")],
         "random_state": ["random_state"],
@@ -164,36 +146,8 @@ class SAS(ScaledKernelAscent):
         self.n_components = n_components
         self.random_state = random_state
 
-    def fit(self, X, y):
-        """Validate the parameters, then rank the features of ``X`` for the labels ``y``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-
-        Returns
-        -------
-        self
-        """
-        self._validate_params()
-        return super().fit(X, y)
-
-    def _validate_params(self):
+    def _validate_params(self) -> None:
         super()._validate_params()
-        if isinstance(self.gamma, str):  # a rule or a multiple of one: "median", "median/4", ...
-            try:
-                parse_gamma(self.gamma)
-            except ValueError as exc:
-                raise InvalidParameterError(
-                    f"The 'gamma' parameter of {type(self).__name__}: {exc}"
-                ) from None
-        try:
-            parse_memory_limit(self.memory_limit)
-        except ValueError as exc:
-            raise InvalidParameterError(
-                f"The 'memory_limit' parameter of {type(self).__name__}: {exc}"
-            ) from None
         if self.approximation is not None and self.kernel != "rbf":
             rff_kernel(self.kernel, self.gamma, np.zeros((1, 1)))  # raises the explanatory ValueError
 
@@ -363,8 +317,8 @@ class SFS(SAS):
         "as the scale factors grow (Ramona et al. 2012, §V). Use kernel='rbf' (or SAS/SCSS)."
     )
 
-    def _check_params(self) -> None:
-        super()._check_params()
+    def _validate_params(self) -> None:
+        super()._validate_params()
         if isinstance(self.kernel, str) and self.kernel == "linear":
             raise ValueError(self._LINEAR_MSG)
 

@@ -13,6 +13,11 @@ A selector is a scikit-learn estimator whose ``fit(X, y)`` sets
 ``get_support()`` / ``transform()`` come from :class:`sklearn.feature_selection.SelectorMixin`:
 the top ``n_features_to_select`` features by rank (``None`` keeps all of them, so the ranking is
 the product and ``transform`` is the identity).
+
+Parameters are declared once, as scikit-learn ``_parameter_constraints`` (each subclass extends its
+parent's dict); ``fit`` checks them first (``_fit_context``), and ``fsbench run`` checks the same
+declaration (``_validate_params``) before any work starts. A check that ties two parameters together
+goes in an override of ``_validate_params`` that calls ``super()`` first.
 """
 
 from __future__ import annotations
@@ -20,10 +25,20 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, _fit_context
 from sklearn.feature_selection import SelectorMixin
+from sklearn.utils._param_validation import Interval, RealNotInt
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
+
+from fsbench.algorithms.kernels import KERNELS
+
+#: scikit-learn constraint of ``n_features_to_select``: a count, a fraction or None (all).
+N_FEATURES_TO_SELECT = [
+    Interval(Integral, 1, None, closed="left"),
+    Interval(RealNotInt, 0, 1, closed="neither"),
+    None,
+]
 
 
 def ranking_from_scores(scores: np.ndarray) -> np.ndarray:
@@ -80,18 +95,21 @@ class BaseSelector(SelectorMixin, BaseEstimator):
     citation: str = ""
     #: Kernels the selector accepts; an experiment's kernel is passed on only if it is listed here
     #: (e.g. AROM and KFDS are linear machines and keep ``kernel="linear"`` in an RBF experiment).
-    supported_kernels: tuple[str, ...] = ("linear", "rbf", "poly")
+    supported_kernels: tuple[str, ...] = KERNELS
     #: True for the no-selection baseline, which the protocol evaluates once, at S = D.
     baseline_all: bool = False
     #: Move training-constant features to the end of ``ranking_`` (off for searches whose
     #: ``ranking_`` must start with their ``subset_``).
     rank_constant_last: bool = True
+    #: scikit-learn parameter constraints (subclasses: ``{**Parent._parameter_constraints, ...}``).
+    _parameter_constraints: dict = {"n_features_to_select": N_FEATURES_TO_SELECT}
 
     def __init__(self, n_features_to_select: int | float | None = None):
         self.n_features_to_select = n_features_to_select
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
-        """Rank the features of ``X`` for the labels ``y``.
+        """Check the parameters, then rank the features of ``X`` for the labels ``y``.
 
         Parameters
         ----------

@@ -59,9 +59,10 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.model_selection import StratifiedKFold
 from sklearn.svm import SVC
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from fsbench.algorithms.base import BaseSelector, ranking_from_order
-from fsbench.algorithms.kernels import joachims_C, make_kernel
+from fsbench.algorithms.kernels import KERNEL_CONSTRAINTS, joachims_C, make_kernel
 from fsbench.algorithms.rkhs_criteria import (
     CRITERIA,
     GAUSSIAN_CRITERIA,
@@ -199,9 +200,12 @@ def _marginal_ranking(
     return ranking_from_order(np.concatenate([inside, outside]))
 
 
-def _check_d(d) -> None:
-    if not (isinstance(d, Integral) and not isinstance(d, bool) and d >= 1):
-        raise ValueError(f"d must be a positive int, got {d!r}")
+#: Parameters of both subset searches.
+_SEARCH_CONSTRAINTS: dict = {
+    **BaseSelector._parameter_constraints,
+    **{k: KERNEL_CONSTRAINTS[k] for k in ("kernel", "gamma", "degree", "offset")},
+    "d": [Interval(Integral, 1, None, closed="left")],
+}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -261,6 +265,13 @@ class BranchAndBound(BaseSelector):
     description = "branch-and-bound optimal subset on an RKHS class-separability criterion (2-class)"
     citation = "Ring & Eskofier 2015, Pattern Recogn. Lett. 68:56-62; ECST BranchAndBound (Chen 2003)"
     supported_kernels: tuple[str, ...] = ("poly", "rbf", "linear")
+    _parameter_constraints: dict = {
+        **_SEARCH_CONSTRAINTS,
+        "search": [StrOptions(set(SEARCHES))],
+        "criterion": [StrOptions(set(CRITERIA))],
+        "n_eigenvectors": [Interval(Integral, 1, None, closed="left")],
+        "regularization": [Interval(Real, 0, None, closed="left")],
+    }
 
     def __init__(
         self,
@@ -285,15 +296,6 @@ class BranchAndBound(BaseSelector):
         self.n_eigenvectors = n_eigenvectors
         self.regularization = regularization
         self.n_features_to_select = n_features_to_select
-
-    def _check_params(self) -> None:
-        _check_d(self.d)
-        if self.search not in SEARCHES:
-            raise ValueError(f"search must be one of {SEARCHES}, got {self.search!r}")
-        if self.criterion not in CRITERIA:
-            raise ValueError(f"criterion must be one of {CRITERIA}, got {self.criterion!r}")
-        if not (isinstance(self.regularization, Real) and self.regularization >= 0):
-            raise ValueError(f"regularization must be a non-negative number, got {self.regularization!r}")
 
     def criterion_function(self, X: np.ndarray, y: np.ndarray) -> Callable[[np.ndarray], float]:
         """J(kept features) for training data ``X`` and class indices ``y`` (sum over class pairs)."""
@@ -324,7 +326,6 @@ class BranchAndBound(BaseSelector):
         return J
 
     def _fit(self, X, y):
-        self._check_params()
         D = X.shape[1]
         d = min(int(self.d), D)
         self.optimality_guaranteed_ = self.search == "exhaustive" or is_monotone(
@@ -382,6 +383,12 @@ class ExhaustiveWrapper(BaseSelector):
     subset_size_param = "d"
     description = "exhaustive wrapper: the d-subset with the best SVM cross-validated accuracy"
     citation = "Ring & Eskofier 2015, Pattern Recogn. Lett. 68:56-62 (wrapper baseline)"
+    _parameter_constraints: dict = {
+        **_SEARCH_CONSTRAINTS,
+        "C": [Interval(Real, 0, np.inf, closed="neither"), StrOptions({"joachims"})],
+        "cv": [Interval(Integral, 2, None, closed="left")],
+        "random_state": ["random_state"],
+    }
 
     def __init__(
         self,
@@ -407,10 +414,7 @@ class ExhaustiveWrapper(BaseSelector):
 
     def criterion_function(self, X: np.ndarray, y: np.ndarray) -> Callable[[np.ndarray], float]:
         """Mean CV accuracy of the SVM on the kept features."""
-        if not (isinstance(self.cv, Integral) and self.cv >= 2):
-            raise ValueError(f"cv must be an int >= 2, got {self.cv!r}")
-        if not (self.C == "joachims" or (isinstance(self.C, Real) and self.C > 0)):
-            raise ValueError(f"C must be a positive number or 'joachims', got {self.C!r}")
+        self._validate_params()  # also called outside fit (tools, tests)
         n_splits = min(int(self.cv), int(np.bincount(y).min()))
         if n_splits < 2:
             raise ValueError("the exhaustive wrapper needs at least 2 samples of every class")
@@ -433,7 +437,6 @@ class ExhaustiveWrapper(BaseSelector):
         return J
 
     def _fit(self, X, y):
-        _check_d(self.d)
         D = X.shape[1]
         J = self.criterion_function(X, y)
         s = SubsetSearch(J, D, min(int(self.d), D), "exhaustive").run()

@@ -1,7 +1,9 @@
 r"""Heterogeneous (continuous + categorical) feature selection of Paul, D'Ambrosio & Dupont 2015.
 
-Three RFE selectors share Paul's wrapper (Algorithm 1; ALGORITHMS.md §8.2): train a model on the
-surviving features F, drop the ``step`` = 20 % least important ones
+Three RFE selectors share Paul's wrapper (Algorithm 1; ALGORITHMS.md §8.2), fsbench's one
+backward-elimination loop (:func:`fsbench.algorithms.elimination.backward_elimination`) with each
+selector's importance as its hook: train a model on the surviving features F, drop the ``step`` = 20 %
+least important ones
 (:math:`\max(1, \mathrm{round}(0.2|F|))`, rounded half-up, so the last iterations drop one feature),
 put them on top of the ranking, repeat until every feature is ranked. Ties in the importance drop
 the higher feature index first, so that the lower index ranks better.
@@ -58,16 +60,17 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.svm import SVC
+from sklearn.utils._param_validation import Interval, InvalidParameterError, StrOptions
 
-from fsbench.algorithms.base import BaseSelector, ranking_from_order
+from fsbench.algorithms.base import BaseSelector
 from fsbench.algorithms.clinical_kernel import (
     ClinicalKernel,
     SubkernelBank,
     categorical_mask,
     remove_subkernels,
 )
+from fsbench.algorithms.elimination import STEP_CONSTRAINTS, backward_elimination
 from fsbench.algorithms.kernels import joachims_C, make_kernel
-from fsbench.algorithms.rfe import check_step, n_to_remove
 
 IMPORTANCES = ("abs", "signed")
 #: libsvm tolerance of the SVMs inside SimpleMKL (tighter than libsvm's 1e-3 so that objective
@@ -121,16 +124,19 @@ def svm_duals(
 INVERSE_MEAN_DIAG = "inverse_mean_diag"
 
 
+_JOACHIMS_UNDEFINED = (
+    "C='joachims' (1/R̄², R̄ = mean distance to the image of the origin) is undefined for the "
+    f"clinical kernel, which has no origin; use C='{INVERSE_MEAN_DIAG}' (1/mean k(x,x))"
+)
+
+
 def _check_C(C, rule: str) -> None:
-    """``C`` must be a positive number or the string ``rule``."""
+    """``C`` must be a positive number or the string ``rule`` (for :func:`simple_mkl`, not an estimator)."""
     if isinstance(C, str):
         if C == rule:
             return
         if C == "joachims":
-            raise ValueError(
-                "C='joachims' (1/R̄², R̄ = mean distance to the image of the origin) is undefined for the "
-                f"clinical kernel, which has no origin; use C='{INVERSE_MEAN_DIAG}' (1/mean k(x,x))"
-            )
+            raise ValueError(_JOACHIMS_UNDEFINED)
     elif isinstance(C, Real) and not isinstance(C, bool) and np.isfinite(C) and C > 0:
         return
     raise ValueError(f"C must be a positive number or {rule!r}, got {C!r}")
@@ -144,43 +150,46 @@ def _inverse_mean_diag_C(C, K: np.ndarray) -> float:
     return float(C)
 
 
-def _drop_least(importance: np.ndarray, tiebreak: np.ndarray | None, m: int) -> np.ndarray:
-    """Positions of the m least important (ascending importance, then tiebreak, then higher index first)."""
-    pos = np.arange(importance.size)
-    keys = (-pos,) if tiebreak is None else (-pos, tiebreak)
-    return np.lexsort((*keys, importance))[:m]
+#: Parameters shared by the RFE selectors of this module (``C``'s rule string differs).
+_RFE_CONSTRAINTS: dict = {
+    **BaseSelector._parameter_constraints,
+    "categorical": ["array-like", None],
+    "step": STEP_CONSTRAINTS["step"],
+}
+_POSITIVE = Interval(Real, 0, np.inf, closed="neither")
 
 
 class _ClinicalRFEBase(_NaNTolerantSelector):
     supported_kernels: tuple[str, ...] = ()
+    _parameter_constraints: dict = {
+        **_RFE_CONSTRAINTS,
+        "C": [_POSITIVE, StrOptions({INVERSE_MEAN_DIAG})],
+    }
 
-    def _check_common(self) -> None:
-        check_step(self.step)
-        _check_C(self.C, INVERSE_MEAN_DIAG)
+    def _validate_params(self) -> None:
+        if isinstance(self.C, str) and self.C == "joachims":  # refused by the declaration too: say why
+            raise InvalidParameterError(f"The 'C' parameter of {type(self).__name__}: {_JOACHIMS_UNDEFINED}")
+        super()._validate_params()
 
     def _rfe(self, X: np.ndarray, y: np.ndarray) -> None:
         """Paul's Algorithm 1 on the clinical kernel; subclasses provide ``_importance``."""
-        self._check_common()
         kern = ClinicalKernel(self.categorical).fit(X)
         self.categorical_ = kern.categorical_
         self.n_missing_ = kern.n_missing_
         bank = SubkernelBank(kern, X)
         targets = machine_targets(y)
-        remaining = np.arange(X.shape[1])
-        K = bank.weighted_sum(remaining) / remaining.size
-        worst_first: list[np.ndarray] = []
-        self._steps = 0
-        while remaining.size > 1:
-            importance, tiebreak = self._importance(bank, K, remaining, targets)
-            m = n_to_remove(self.step, remaining.size)
-            pos = _drop_least(importance, tiebreak, m)
-            drop = remaining[pos]
-            worst_first.append(drop)
-            K = remove_subkernels(K, bank.weighted_sum(drop), remaining.size, drop.size)
-            remaining = np.delete(remaining, pos)
-            self._steps += 1
-        worst_first.append(remaining)
-        self.ranking_ = ranking_from_order(np.concatenate(worst_first)[::-1])
+        K = bank.weighted_sum(np.arange(X.shape[1])) / X.shape[1]  # the kernel of the survivors
+
+        def importance(remaining: np.ndarray, n_drop: int) -> tuple:
+            return self._importance(bank, K, remaining, targets)
+
+        def downdate(dropped: np.ndarray, remaining: np.ndarray) -> None:
+            nonlocal K
+            K = remove_subkernels(K, bank.weighted_sum(dropped), remaining.size, dropped.size)
+
+        result = backward_elimination(X.shape[1], importance, self.step, on_eliminate=downdate)
+        self.ranking_ = result.ranking
+        self._steps = result.n_iter
 
 
 # ---------------------------------------------------------------------------------------------
@@ -211,6 +220,10 @@ class ClinicalSVMRFE(_ClinicalRFEBase):
 
     description = "RFE with an SVM on the clinical kernel (mixed data), |W2 - W2_(-f)| importance"
     citation = "Paul, D'Ambrosio & Dupont 2015, Neurocomputing 169:187-195, Alg. 1 and eq. (4)"
+    _parameter_constraints: dict = {
+        **_ClinicalRFEBase._parameter_constraints,
+        "importance": [StrOptions(set(IMPORTANCES))],
+    }
 
     def __init__(
         self,
@@ -227,8 +240,6 @@ class ClinicalSVMRFE(_ClinicalRFEBase):
         self.n_features_to_select = n_features_to_select
 
     def _fit(self, X, y):
-        if self.importance not in IMPORTANCES:
-            raise ValueError(f"importance must be one of {IMPORTANCES}, got {self.importance!r}")
         self._Cs: list[float] = []
         self._rfe(X, y)
         self.n_iter_ = self._steps
@@ -460,6 +471,12 @@ class ClinicalMKLRFE(_ClinicalRFEBase):
 
     description = "RFE with SimpleMKL over per-feature clinical subkernels; weights as importances"
     citation = "Paul, D'Ambrosio & Dupont 2015, Neurocomputing 169:187-195, §2.4; SimpleMKL (JMLR 2008)"
+    _parameter_constraints: dict = {
+        **_ClinicalRFEBase._parameter_constraints,
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "max_iter": [Interval(Integral, 0, None, closed="left")],
+        "warm_start": ["boolean"],
+    }
 
     def __init__(
         self,
@@ -480,10 +497,6 @@ class ClinicalMKLRFE(_ClinicalRFEBase):
         self.n_features_to_select = n_features_to_select
 
     def _fit(self, X, y):
-        if not (isinstance(self.max_iter, Integral) and self.max_iter >= 0):
-            raise ValueError(f"max_iter must be a non-negative int, got {self.max_iter!r}")
-        if not (isinstance(self.tol, Real) and self.tol >= 0):
-            raise ValueError(f"tol must be a non-negative number, got {self.tol!r}")
         self._runs: list[dict] = []
         self._rfe(X, y)
         self.n_iter_ = self._steps
@@ -567,6 +580,7 @@ class OneHotLinearSVMRFE(_NaNTolerantSelector):
     description = "linear SVM-RFE on the one-hot encoding (importance = sum of w^2 over a feature's columns)"
     citation = "Guyon et al. 2002; disjunctive-encoding baseline of Paul et al. 2015, §1"
     supported_kernels: tuple[str, ...] = ()
+    _parameter_constraints: dict = {**_RFE_CONSTRAINTS, "C": [_POSITIVE, StrOptions({"joachims"})]}
 
     def __init__(
         self,
@@ -581,33 +595,28 @@ class OneHotLinearSVMRFE(_NaNTolerantSelector):
         self.n_features_to_select = n_features_to_select
 
     def _fit(self, X, y):
-        check_step(self.step)
-        _check_C(self.C, "joachims")
         cat = categorical_mask(self.categorical, X.shape[1])
         self.categorical_ = cat
         self.n_missing_ = int(np.isnan(X).sum())
         Z, group = one_hot_encode(X, cat)
         self.n_columns_ = Z.shape[1]
         lin = make_kernel("linear")
-        K = lin.gram(Z)
+        K = lin.gram(Z)  # the Gram matrix of the surviving columns, downdated after every elimination
         targets = machine_targets(y)
-        remaining = np.arange(X.shape[1])
-        worst_first: list[np.ndarray] = []
-        steps = 0
-        while remaining.size > 1:
+
+        def importance(remaining: np.ndarray, n_drop: int) -> np.ndarray:
             cols = np.flatnonzero(np.isin(group, remaining))
             C = joachims_C(lin, Z[:, cols]) if self.C == "joachims" else float(self.C)
             w2 = np.zeros(Z.shape[1])
             for yb in targets:
                 a, _ = svm_duals(K, yb, C)
                 w2[cols] += (Z[:, cols].T @ a) ** 2
-            importance = np.bincount(group, weights=w2, minlength=X.shape[1])[remaining]
-            pos = _drop_least(importance, None, n_to_remove(self.step, remaining.size))
-            drop = remaining[pos]
-            worst_first.append(drop)
-            K = K - lin.gram(Z[:, np.isin(group, drop)])
-            remaining = np.delete(remaining, pos)
-            steps += 1
-        worst_first.append(remaining)
-        self.ranking_ = ranking_from_order(np.concatenate(worst_first)[::-1])
-        self.n_iter_ = steps
+            return np.bincount(group, weights=w2, minlength=X.shape[1])[remaining]
+
+        def downdate(dropped: np.ndarray, remaining: np.ndarray) -> None:
+            nonlocal K
+            K = K - lin.gram(Z[:, np.isin(group, dropped)])
+
+        result = backward_elimination(X.shape[1], importance, self.step, on_eliminate=downdate)
+        self.ranking_ = result.ranking
+        self.n_iter_ = result.n_iter

@@ -48,9 +48,15 @@ from numbers import Integral, Real
 import numpy as np
 import scipy.linalg
 from sklearn.model_selection import StratifiedKFold, train_test_split
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from fsbench.algorithms.kernel_space import KOBL, KernelSpaceTransformer, span_residual_norms
+from fsbench.algorithms.kernel_space import (
+    KOBL,
+    THRESHOLD_CONSTRAINT,
+    KernelSpaceTransformer,
+    span_residual_norms,
+)
 from fsbench.algorithms.kernels import GramCentering, Kernel, sq_distances
 
 # ---------------------------------------------------------------------------------------------
@@ -270,6 +276,16 @@ def _select_gda_eig_tol(
     return float(GDA_EIG_TOL_GRID[int(np.nanargmax(scores))]), scores
 
 
+#: scikit-learn constraints shared by the discriminant transformers.
+_EIG_TOL = [Interval(Real, 0, 1, closed="neither"), StrOptions({"cv"})]
+_SIGMA = [Interval(Real, 0, np.inf, closed="neither"), StrOptions({"median"})]
+_ASCENT = {
+    "max_iter": [Interval(Integral, 0, None, closed="left")],
+    "step_size": [Interval(Real, 0, np.inf, closed="neither")],
+    "tol": [Interval(Real, 0, None, closed="left")],
+}
+
+
 class GDA(KernelSpaceTransformer):
     r"""Generalized Discriminant Analysis (Baudat & Anouar 2000): kernel LDA on the centred feature space.
 
@@ -335,6 +351,12 @@ class GDA(KernelSpaceTransformer):
     citation = "Baudat & Anouar 2000, Neural Comput. 12:2385-2404"
     _supervised = True
 
+    _parameter_constraints: dict = {
+        **KernelSpaceTransformer._parameter_constraints,
+        "eig_tol": _EIG_TOL,
+        "complete": ["boolean"],
+    }
+
     def __init__(
         self,
         kernel: str = "rbf",
@@ -358,16 +380,7 @@ class GDA(KernelSpaceTransformer):
     def _requested(self, X: np.ndarray) -> int | None:
         return self.n_components
 
-    def _check_eig_tol(self) -> None:
-        tol = self.eig_tol
-        if isinstance(tol, str):
-            if tol != "cv":
-                raise ValueError(f"eig_tol must be 'cv' or a number in (0, 1), got {tol!r}")
-        elif not (isinstance(tol, Real) and not isinstance(tol, bool) and 0 < tol < 1):
-            raise ValueError(f"eig_tol must be 'cv' or a number in (0, 1), got {tol!r}")
-
     def _fit(self, X: np.ndarray, y: np.ndarray | None) -> None:
-        self._check_eig_tol()
         kern = self._kernel(X)
         K = kern.gram(X)
         n_classes = self.classes_.size
@@ -445,6 +458,12 @@ class KDA(GDA):
     description = "KDA: kernel discriminant analysis with KOBL's dimension (capped at C-1 unless completed)"
     citation = "Xu, Shen, Ping & Zhao 2011, CIKM §4 (KDA baseline); Baudat & Anouar 2000"
 
+    _parameter_constraints: dict = {
+        **GDA._parameter_constraints,
+        "n_components": [Interval(Integral, 1, None, closed="left"), StrOptions({"kobl"}), None],
+        "f": THRESHOLD_CONSTRAINT,
+    }
+
     def __init__(
         self,
         kernel: str = "rbf",
@@ -468,11 +487,6 @@ class KDA(GDA):
             complete=complete,
         )
         self.f = f
-
-    def _check_n_components(self) -> None:
-        if self.n_components == "kobl":
-            return
-        super()._check_n_components()
 
     def _requested(self, X: np.ndarray) -> int | None:
         if self.n_components == "kobl":
@@ -622,6 +636,18 @@ class KIFE(KernelSpaceTransformer):
         "Liu, Liu, Ding & Zhang 2011, Kernel-based informative feature extraction via gradient learning"
     )
     _supervised = True
+    _parameter_constraints: dict = {
+        **KernelSpaceTransformer._parameter_constraints,
+        "n_neighbors": [Interval(Integral, 1, None, closed="left")],
+        "counts": [StrOptions({"local", "global"})],
+        "init": [StrOptions({"gda", "lda"})],
+        **_ASCENT,
+        "sigma": _SIGMA,
+        "eig_tol": _EIG_TOL,
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither"), None],
+        "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
+    }
 
     def __init__(
         self,
@@ -692,19 +718,6 @@ class KIFE(KernelSpaceTransformer):
         return self._energy(self.K_, self._y, np.asarray(B, dtype=float), sigma, neighbors)[1]
 
     # -- fitting ---------------------------------------------------------------------------------
-    def _check_params(self) -> None:
-        if not (isinstance(self.n_neighbors, Integral) and self.n_neighbors >= 1):
-            raise ValueError(f"n_neighbors must be a positive int, got {self.n_neighbors!r}")
-        if self.counts not in ("local", "global"):
-            raise ValueError(f"counts must be 'local' or 'global', got {self.counts!r}")
-        if self.init not in ("gda", "lda"):
-            raise ValueError(f"init must be 'gda' or 'lda', got {self.init!r}")
-        if not (isinstance(self.max_iter, Integral) and self.max_iter >= 0):
-            raise ValueError(f"max_iter must be a non-negative int, got {self.max_iter!r}")
-        vf = self.validation_fraction
-        if vf is not None and not (isinstance(vf, Real) and 0 < vf < 1):
-            raise ValueError(f"validation_fraction must be None or in (0, 1), got {vf!r}")
-
     def _init_B(self, X: np.ndarray, y: np.ndarray, K: np.ndarray, D: int) -> np.ndarray:
         if self.init == "gda":
             est = GDA(
@@ -767,7 +780,6 @@ class KIFE(KernelSpaceTransformer):
         return B, steps, iters, history, converged, sigma
 
     def _fit(self, X: np.ndarray, y: np.ndarray | None) -> None:
-        self._check_params()
         n_classes = self.classes_.size
         D = max(1, n_classes - 1) if self.n_components is None else int(self.n_components)
         kern = self._kernel(X)
@@ -887,6 +899,13 @@ class MMI(KernelSpaceTransformer):
     #: A linear method without a ``kernel`` parameter: it never inherits the experiment's kernel.
     supported_kernels: tuple[str, ...] = ()
 
+    # a linear method: no kernel parameters
+    _parameter_constraints: dict = {
+        "n_components": KernelSpaceTransformer._parameter_constraints["n_components"],
+        **_ASCENT,
+        "sigma": _SIGMA,
+    }
+
     def __init__(
         self,
         n_components: int | None = None,
@@ -914,8 +933,6 @@ class MMI(KernelSpaceTransformer):
         return self.X_fit_.T @ quadratic_mi(self.X_fit_ @ W, self._y, s, self.classes_.size)[1]
 
     def _fit(self, X: np.ndarray, y: np.ndarray | None) -> None:
-        if not (isinstance(self.max_iter, Integral) and self.max_iter >= 0):
-            raise ValueError(f"max_iter must be a non-negative int, got {self.max_iter!r}")
         n_classes = self.classes_.size
         D = max(1, n_classes - 1) if self.n_components is None else int(self.n_components)
         W = _linear_init(X, y, n_classes, D)

@@ -1,47 +1,16 @@
 r"""Univariate filters and the no-selection baseline.
 
-Their one parameter, ``n_features_to_select``, has scikit-learn ``_parameter_constraints``, checked at
-the start of ``fit`` and by ``fsbench run`` before any work starts.
+Their one parameter, ``n_features_to_select``, is declared by :class:`~fsbench.algorithms.base.BaseSelector`.
 """
 
 from __future__ import annotations
 
-from numbers import Integral, Real
-
 import numpy as np
-from sklearn.utils._param_validation import Interval
 
 from fsbench.algorithms.base import BaseSelector, ranking_from_order, ranking_from_scores
 
-_N_FEATURES_TO_SELECT = [
-    Interval(Integral, 1, None, closed="left"),
-    Interval(Real, 0, 1, closed="neither"),
-    None,
-]
 
-
-class _ValidatedSelector(BaseSelector):
-    """A :class:`BaseSelector` whose ``fit`` first checks ``_parameter_constraints``."""
-
-    _parameter_constraints: dict = {"n_features_to_select": _N_FEATURES_TO_SELECT}
-
-    def fit(self, X, y):
-        """Validate the parameters, then rank the features of ``X`` for the labels ``y``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-
-        Returns
-        -------
-        self
-        """
-        self._validate_params()
-        return super().fit(X, y)
-
-
-class AllFeatures(_ValidatedSelector):
+class AllFeatures(BaseSelector):
     """No selection: every feature, in input order (the all-features SVM baseline of the papers)."""
 
     description = "no selection: all features (baseline SVM line of the papers' figures)"
@@ -58,7 +27,7 @@ class AllFeatures(_ValidatedSelector):
         return tags
 
 
-class FisherScore(_ValidatedSelector):
+class FisherScore(BaseSelector):
     r"""Fisher criterion (Ramona 2012, eq. 1), generalised to C classes.
 
     Two classes: :math:`r_F(d) = (\mu_{1,d}-\mu_{2,d})^2 / (\sigma_{1,d}^2 + \sigma_{2,d}^2)` with

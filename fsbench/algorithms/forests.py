@@ -7,10 +7,9 @@ impurity (``feature_importances_``), ties by index.
 
 from __future__ import annotations
 
-from numbers import Integral
-
 import numpy as np
 from sklearn.ensemble import RandomForestClassifier
+from sklearn.utils._param_validation import StrOptions
 
 from fsbench.algorithms.base import ranking_from_scores
 from fsbench.algorithms.clinical import _NaNTolerantSelector, one_hot_encode
@@ -51,6 +50,17 @@ class RandomForestImportance(_NaNTolerantSelector):
     citation = "Breiman 2001, Mach. Learn. 45:5-32; baseline named in Paul et al. 2015, §1"
     supported_kernels: tuple[str, ...] = ()
 
+    _parameter_constraints: dict = {
+        **_NaNTolerantSelector._parameter_constraints,
+        # the forest's own declarations (its fit skips them: fit runs under our _fit_context)
+        **{
+            k: RandomForestClassifier._parameter_constraints[k]
+            for k in ("n_estimators", "max_features", "random_state", "n_jobs")
+        },
+        "categorical": ["array-like", None],
+        "encoding": [StrOptions(set(ENCODINGS))],
+    }
+
     def __init__(
         self,
         n_estimators: int = 500,
@@ -70,10 +80,6 @@ class RandomForestImportance(_NaNTolerantSelector):
         self.n_features_to_select = n_features_to_select
 
     def _fit(self, X, y):
-        if self.encoding not in ENCODINGS:
-            raise ValueError(f"encoding must be one of {ENCODINGS}, got {self.encoding!r}")
-        if not (isinstance(self.n_estimators, Integral) and self.n_estimators >= 1):
-            raise ValueError(f"n_estimators must be a positive int, got {self.n_estimators!r}")
         D = X.shape[1]
         if self.encoding == "onehot":
             Z, group = one_hot_encode(X, categorical_mask(self.categorical, D))

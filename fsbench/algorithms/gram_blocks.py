@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 from numbers import Integral, Real
 
 import numpy as np
+from sklearn.utils._param_validation import Interval, Options, StrOptions
 
 from fsbench.algorithms.kernels import Kernel, ScaledData
 
@@ -132,6 +133,35 @@ def resolve_n_jobs(n_jobs: int | None) -> int:
         if n_jobs >= 1:
             return int(n_jobs)
     raise ValueError(f"n_jobs must be a positive integer, -1 or None; got {n_jobs!r}")
+
+
+class _MemorySpec(StrOptions):
+    """scikit-learn constraint: a memory budget string accepted by :func:`parse_memory_limit`.
+
+    (A :class:`StrOptions` only because scikit-learn accepts no other constraint classes.)
+    """
+
+    def __init__(self):
+        super().__init__(set(_UNITS))
+
+    def is_satisfied_by(self, val) -> bool:
+        if not isinstance(val, str):
+            return False
+        try:
+            parse_memory_limit(val)
+        except ValueError:
+            return False
+        return True
+
+    def __str__(self) -> str:
+        return "a str with a unit such as '512MB' or '2GiB'"
+
+
+#: scikit-learn ``_parameter_constraints`` of ``memory_limit`` and ``n_jobs`` (selectors that walk blocks).
+BLOCK_CONSTRAINTS: dict[str, list] = {
+    "memory_limit": [Interval(Real, 1, np.inf, closed="left"), _MemorySpec(), None],
+    "n_jobs": [Interval(Integral, 1, None, closed="left"), Options(Integral, {-1}), None],
+}
 
 
 @dataclass(frozen=True)

@@ -47,15 +47,23 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from numbers import Integral
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.linalg
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from fsbench.algorithms.kernels import GramCentering, Kernel, make_kernel, sq_distances
+from fsbench.algorithms.kernels import (
+    KERNEL_CONSTRAINTS,
+    KERNELS,
+    GramCentering,
+    Kernel,
+    make_kernel,
+    sq_distances,
+)
 
 #: Named threshold functions f of KOBL's rule :math:`r_{k+1,k+1}/r_{11} \ge f(k/N)`.
 THRESHOLD_FUNCTIONS: dict[str, Callable[[float], float]] = {
@@ -64,6 +72,21 @@ THRESHOLD_FUNCTIONS: dict[str, Callable[[float], float]] = {
     "square": lambda t: t * t,
     "zero": lambda t: 0.0,
 }
+
+
+class _ThresholdNames(StrOptions):
+    """The names of :data:`THRESHOLD_FUNCTIONS`, named as such in a refusal."""
+
+    def __init__(self):
+        super().__init__(set(THRESHOLD_FUNCTIONS))
+
+    def __str__(self) -> str:
+        return f"a threshold function name among {sorted(THRESHOLD_FUNCTIONS)}"
+
+
+#: scikit-learn constraints of KOBL's threshold function ``f`` and of ``rank_tol``.
+THRESHOLD_CONSTRAINT: list = [_ThresholdNames(), callable]
+RANK_TOL_CONSTRAINT: list = [Interval(Real, 0, None, closed="left"), None]
 
 
 def threshold_function(f: str | Callable[[float], float]) -> Callable[[float], float]:
@@ -252,10 +275,16 @@ class KernelSpaceTransformer(TransformerMixin, BaseEstimator):
     kind: str = "transform"
     description: str = ""
     citation: str = ""
-    supported_kernels: tuple[str, ...] = ("linear", "rbf", "poly")
+    supported_kernels: tuple[str, ...] = KERNELS
     #: Whether ``fit`` needs class labels.
     _supervised: bool = False
+    #: scikit-learn parameter constraints, checked by ``fit`` and by ``fsbench run`` (subclasses extend them).
+    _parameter_constraints: dict = {
+        **KERNEL_CONSTRAINTS,
+        "n_components": [Interval(Integral, 1, None, closed="left"), None],
+    }
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Learn the kernel-space basis (and the selection) from the training data.
 
@@ -279,7 +308,6 @@ class KernelSpaceTransformer(TransformerMixin, BaseEstimator):
         else:
             X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
             y_idx = None
-        self._check_n_components()
         self._fit(X, y_idx)
         return self
 
@@ -300,13 +328,6 @@ class KernelSpaceTransformer(TransformerMixin, BaseEstimator):
             self.kernel, gamma=self.gamma, degree=self.degree, offset=self.offset, scale=self.scale
         ).resolved(X)
 
-    def _check_n_components(self) -> None:
-        k = self.n_components
-        if k is None:
-            return
-        if not (isinstance(k, Integral) and not isinstance(k, bool) and k >= 1):
-            raise ValueError(f"n_components must be None or a positive int, got {k!r}")
-
     def _fit(self, X: np.ndarray, y: np.ndarray | None) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
 
@@ -324,6 +345,11 @@ class KernelSpaceTransformer(TransformerMixin, BaseEstimator):
 # ---------------------------------------------------------------------------------------------
 class _CholeskyBasisTransformer(KernelSpaceTransformer):
     """Coordinates on a (pivoted or unpivoted) kernel Gram–Schmidt basis."""
+
+    _parameter_constraints: dict = {
+        **KernelSpaceTransformer._parameter_constraints,
+        "rank_tol": RANK_TOL_CONSTRAINT,
+    }
 
     def _run(self, kern: Kernel, X: np.ndarray, **kw) -> None:
         res = kernel_gram_schmidt(
@@ -418,6 +444,11 @@ class KOBL(_CholeskyBasisTransformer):
 
     description = "KOBL: pivoted kernel Gram-Schmidt basis with adaptive dimension r_kk/r_11 >= f(Dim/N)"
     citation = "Xu, Shen, Ping & Zhao 2011, CIKM (TAKES), §3.1 Algorithm 1"
+
+    _parameter_constraints: dict = {
+        **_CholeskyBasisTransformer._parameter_constraints,
+        "f": THRESHOLD_CONSTRAINT,
+    }
 
     def __init__(
         self,
@@ -544,6 +575,12 @@ class KPCA(KernelSpaceTransformer):
 
     description = "KPCA: kernel principal component basis with all non-negligible components (O(N^3))"
     citation = "Schölkopf, Smola & Müller 1998, Neural Comput.; as used by Cao et al. 2007, ICML"
+
+    _parameter_constraints: dict = {
+        **KernelSpaceTransformer._parameter_constraints,
+        "center": ["boolean"],
+        "eig_tol": [Interval(Real, 0, None, closed="left")],
+    }
 
     def __init__(
         self,
@@ -767,6 +804,16 @@ class _KFFSTransformer(KernelSpaceTransformer):
     _supervised = True
     _basis: str = "kobl"
 
+    _parameter_constraints: dict = {
+        **KernelSpaceTransformer._parameter_constraints,
+        "f": THRESHOLD_CONSTRAINT,
+        "rank_tol": RANK_TOL_CONSTRAINT,
+        "max_rounds": [Interval(Integral, 1, None, closed="left"), None],
+        "multiclass": [StrOptions({"samme", "first_vs_rest"})],
+        "sample_update": [StrOptions({"ensemble", "weak"})],
+        "weighted": ["boolean"],
+    }
+
     def __init__(
         self,
         kernel: str = "rbf",
@@ -804,10 +851,6 @@ class _KFFSTransformer(KernelSpaceTransformer):
         return KGS(**common, rank_tol=self.rank_tol)
 
     def _fit(self, X: np.ndarray, y: np.ndarray | None) -> None:
-        if self.multiclass not in ("samme", "first_vs_rest"):
-            raise ValueError(f"multiclass must be 'samme' or 'first_vs_rest', got {self.multiclass!r}")
-        if self.sample_update not in ("ensemble", "weak"):
-            raise ValueError(f"sample_update must be 'ensemble' or 'weak', got {self.sample_update!r}")
         basis = self._make_basis().fit(X)
         Z = basis.embedding_
         if self.multiclass == "first_vs_rest" and self.classes_.size > 2:

@@ -37,8 +37,13 @@ from functools import lru_cache
 from numbers import Real
 
 import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
 
+#: The kernel names, declared once: configs, selectors' ``kernel`` parameter and ``supported_kernels``.
 KERNELS = ("linear", "rbf", "poly")
+
+#: Parameters of a kernel besides its name (a selector's flat kernel parameters, a config's ``kernel:`` keys).
+KERNEL_PARAMS = ("gamma", "degree", "offset", "scale")
 
 #: Named rules for the RBF ``gamma`` that are resolved on the training data.
 GAMMA_RULES = ("median", "n_features", "scale")
@@ -475,6 +480,39 @@ class ScaledData:
     left: np.ndarray
     right: np.ndarray
     X2: np.ndarray | None
+
+
+class GammaRule(StrOptions):
+    """scikit-learn parameter constraint: a gamma rule string accepted by :func:`parse_gamma`.
+
+    (A :class:`StrOptions` only because scikit-learn accepts no other constraint classes.)
+    """
+
+    def __init__(self):
+        super().__init__(set(GAMMA_RULES))
+
+    def is_satisfied_by(self, val) -> bool:
+        if not isinstance(val, str):
+            return False
+        try:
+            parse_gamma(val)
+        except ValueError:
+            return False
+        return True
+
+    def __str__(self) -> str:
+        return f"a str among {GAMMA_RULES} or a multiple of one (RULE/NUMBER, RULE*NUMBER, NUMBER*RULE)"
+
+
+#: scikit-learn ``_parameter_constraints`` of the flat kernel parameters of a selector (``kernel``,
+#: ``gamma``, ``degree``, ``offset``, ``scale``; :func:`make_kernel`), declared once for every selector.
+KERNEL_CONSTRAINTS: dict[str, list] = {
+    "kernel": [StrOptions(set(KERNELS)), Kernel],
+    "gamma": [Interval(Real, 0, np.inf, closed="neither"), GammaRule()],
+    "degree": [Interval(Real, 0, np.inf, closed="neither")],
+    "offset": [Interval(Real, -np.inf, np.inf, closed="neither")],
+    "scale": [Interval(Real, -np.inf, np.inf, closed="neither")],
+}
 
 
 def _quad_forms(X: np.ndarray, P: np.ndarray, Z: np.ndarray | None = None) -> np.ndarray:

@@ -36,6 +36,7 @@ from numbers import Integral, Real
 import numpy as np
 import scipy.linalg
 from sklearn.svm import SVC
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from fsbench.algorithms.base import BaseSelector, ranking_from_order
 from fsbench.algorithms.kernels import joachims_C, make_kernel
@@ -59,6 +60,14 @@ class MultiplicativeScaling(BaseSelector):
     #: Pass caps when ``max_iter`` is None: convergence mode, fixed-S mode.
     _default_max_iter: tuple[int, int] = (20, 100)
 
+    _parameter_constraints: dict = {
+        **BaseSelector._parameter_constraints,
+        "max_iter": [Interval(Integral, 1, None, closed="left"), None],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "threshold": [Interval(Real, 0, 1, closed="left")],
+        "aggregate": [StrOptions(set(_AGGREGATES))],
+    }
+
     def __init__(
         self,
         max_iter: int | None = None,
@@ -76,18 +85,6 @@ class MultiplicativeScaling(BaseSelector):
     def _directions(self, Xs: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
         raise NotImplementedError
 
-    def _check_params(self) -> None:
-        if self.max_iter is not None and not (
-            isinstance(self.max_iter, Integral) and not isinstance(self.max_iter, bool) and self.max_iter >= 1
-        ):
-            raise ValueError(f"max_iter must be None or a positive integer, got {self.max_iter!r}")
-        if not (isinstance(self.tol, Real) and self.tol >= 0):
-            raise ValueError(f"tol must be a non-negative number, got {self.tol!r}")
-        if not (isinstance(self.threshold, Real) and 0 <= self.threshold < 1):
-            raise ValueError(f"threshold must be a number in [0, 1), got {self.threshold!r}")
-        if self.aggregate not in _AGGREGATES:
-            raise ValueError(f"aggregate must be one of {_AGGREGATES}, got {self.aggregate!r}")
-
     def _aggregate(self, Wh: np.ndarray, weights: np.ndarray) -> np.ndarray:
         Wh = np.atleast_2d(Wh) * np.asarray(weights, dtype=float)[:, None]
         if self.aggregate == "l1":
@@ -95,7 +92,6 @@ class MultiplicativeScaling(BaseSelector):
         return np.sqrt((Wh * Wh).sum(axis=0))
 
     def _fit(self, X, y):
-        self._check_params()
         D = X.shape[1]
         S = self._n_selected(D) if self.n_features_to_select is not None else None
         fixed = S is not None and S < D  # asking for all D features: run to convergence instead
@@ -196,6 +192,11 @@ class AROM(MultiplicativeScaling):
     citation = "Weston, Elisseeff, Schoelkopf & Tipping 2003, JMLR 3:1439-1461 (Spider l0)"
     supported_kernels = ("linear",)
 
+    _parameter_constraints: dict = {
+        **MultiplicativeScaling._parameter_constraints,
+        "C": [Interval(Real, 0, np.inf, closed="neither"), None],
+    }
+
     def __init__(
         self,
         C: float | None = None,
@@ -213,11 +214,6 @@ class AROM(MultiplicativeScaling):
             n_features_to_select=n_features_to_select,
         )
         self.C = C
-
-    def _check_params(self) -> None:
-        super()._check_params()
-        if self.C is not None and not (isinstance(self.C, Real) and np.isfinite(self.C) and self.C > 0):
-            raise ValueError(f"C must be None or a positive number, got {self.C!r}")
 
     def _directions(self, Xs, y):
         lin = make_kernel("linear")
@@ -377,6 +373,11 @@ class KFDS(MultiplicativeScaling):
 
     _scale_free = True
 
+    _parameter_constraints: dict = {
+        **MultiplicativeScaling._parameter_constraints,
+        "reg": [Interval(Real, 0, np.inf, closed="neither")],
+    }
+
     def __init__(
         self,
         reg: float = 1e-3,
@@ -394,11 +395,6 @@ class KFDS(MultiplicativeScaling):
             n_features_to_select=n_features_to_select,
         )
         self.reg = reg
-
-    def _check_params(self) -> None:
-        super()._check_params()
-        if not (isinstance(self.reg, Real) and np.isfinite(self.reg) and self.reg > 0):
-            raise ValueError(f"reg must be a positive number, got {self.reg!r}")
 
     def _directions(self, Xs, y):
         return kfda_normals(Xs, y, reg=float(self.reg))

@@ -54,10 +54,17 @@ from numbers import Integral, Real
 import numpy as np
 from scipy.optimize import minimize
 from sklearn.svm import SVC
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from fsbench.algorithms._qp import enclosing_ball_radius2
 from fsbench.algorithms.base import BaseSelector, ranking_from_order
-from fsbench.algorithms.kernels import Kernel, joachims_C, joachims_C_gradient, make_kernel
+from fsbench.algorithms.kernels import (
+    KERNEL_CONSTRAINTS,
+    Kernel,
+    joachims_C,
+    joachims_C_gradient,
+    make_kernel,
+)
 
 MODES = ("spider", "weston")
 RADII = ("qp", "variance")
@@ -276,6 +283,17 @@ class R2W2(BaseSelector):
         "Weston et al. 2000 (NIPS 13); Chapelle et al. 2002 (Mach. Learn. 46); Ramona et al. 2012 §II-B"
     )
 
+    _parameter_constraints: dict = {
+        **BaseSelector._parameter_constraints,
+        **KERNEL_CONSTRAINTS,
+        "mode": [StrOptions(set(MODES))],
+        "C": [Interval(Real, 0, np.inf, closed="neither"), None],
+        "l2_soft": ["boolean"],
+        "radius": [StrOptions(set(RADII))],
+        "max_iter": [Interval(Integral, 0, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+    }
+
     def __init__(
         self,
         kernel: str = "linear",
@@ -305,24 +323,6 @@ class R2W2(BaseSelector):
         self.n_features_to_select = n_features_to_select
 
     # ------------------------------------------------------------------ helpers
-    def _check_params(self) -> None:
-        if self.mode not in MODES:
-            raise ValueError(f"mode must be one of {MODES}, got {self.mode!r}")
-        if self.radius not in RADII:
-            raise ValueError(f"radius must be one of {RADII}, got {self.radius!r}")
-        if self.C is not None and not (
-            isinstance(self.C, Real) and not isinstance(self.C, bool) and np.isfinite(self.C) and self.C > 0
-        ):
-            raise ValueError(f"C must be None or a positive number, got {self.C!r}")
-        if not isinstance(self.l2_soft, bool | np.bool_):
-            raise ValueError(f"l2_soft must be a bool, got {self.l2_soft!r}")
-        if not (
-            isinstance(self.max_iter, Integral) and not isinstance(self.max_iter, bool) and self.max_iter >= 0
-        ):
-            raise ValueError(f"max_iter must be a non-negative integer, got {self.max_iter!r}")
-        if not (isinstance(self.tol, Real) and self.tol >= 0):
-            raise ValueError(f"tol must be a non-negative number, got {self.tol!r}")
-
     def _kernel(self, X: np.ndarray) -> Kernel:
         return make_kernel(
             self.kernel, gamma=self.gamma, degree=self.degree, offset=self.offset, scale=self.scale
@@ -338,14 +338,13 @@ class R2W2(BaseSelector):
 
         The kernel's gamma rule is resolved on ``X`` (as in ``fit``); ``y`` may hold any labels.
         """
-        self._check_params()
+        self._validate_params()
         X = np.asarray(X, dtype=float)
         kern = self._kernel(X)
         return self._objective(kern, X, np.asarray(y))(np.asarray(w, dtype=float))
 
     # ------------------------------------------------------------------ fit
     def _fit(self, X: np.ndarray, y: np.ndarray) -> None:
-        self._check_params()
         kern = self._kernel(X)
         self.kernel_ = kern
         if self.mode == "spider":

@@ -28,16 +28,8 @@ elimination (:math:`S \leftarrow S - X_rX_r^\top`), so an iteration costs O(N²�
 matrix instead of O(N²·D), plus the SVM and the criterion (O(N·D) linear; O(m²·D) RBF and
 polynomial over the m support vectors).
 
-Step schedules (features eliminated from the :math:`n` survivors, at least one always survives):
-
-* int ``m``: :math:`\min(m, n-1)`;
-* fraction ``p`` in (0, 1): :math:`\max(1, \lfloor pn + \tfrac12\rfloor)` (rounded half-up; Paul 2015's
-  20 %), so ``0.5`` removes :math:`\lceil n/2\rceil`;
-* ``"halving"``: Spider's rule, :math:`\lfloor n/2\rfloor` (rounded **down**; Spider ``@rfe/training.m``:
-  ``nToRemove = floor(vDim/2)`` while ``vDim > a.speed``, else 1), e.g. 20 → 10 → 5 → 3 → 2 → 1.
-
-``step_threshold`` (Spider's ``speed``, whose default we could not find; 0 here) switches to one feature
-per iteration once at most that many features remain, for every schedule.
+Step rules (int, fraction, Spider's ``"halving"``; ``step_threshold``): :mod:`fsbench.algorithms.elimination`,
+whose loop this selector runs with the criterion above as its importance hook.
 
 Defaults [D]: ``step=1`` (exact RFE, one feature per iteration: Ramona 2012's timing table
 implies it, ALGORITHMS.md §4.3; Paul 2015 uses ``step=0.2``); ``C=None`` → Joachims'
@@ -51,66 +43,19 @@ index first, so that the lower index ranks better, as in :func:`ranking_from_sco
 
 from __future__ import annotations
 
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from sklearn.svm import SVC
+from sklearn.utils._param_validation import Interval, StrOptions
 
-from fsbench.algorithms.base import BaseSelector, ranking_from_order
+from fsbench.algorithms.base import BaseSelector
+from fsbench.algorithms.elimination import STEP_CONSTRAINTS, backward_elimination
 from fsbench.algorithms.feature_statistics import feature_statistic, gram_from_statistic, removal_contractions
-from fsbench.algorithms.kernels import joachims_C, make_kernel
+from fsbench.algorithms.kernels import KERNEL_CONSTRAINTS, joachims_C, make_kernel
 
 CRITERIA = ("signed", "abs")
 C_SCHEDULES = ("per_step", "once")
-HALVING = "halving"
-
-
-def n_to_remove(step: int | float | str, n_remaining: int) -> int:
-    r"""Features eliminated in one iteration from ``n_remaining`` survivors.
-
-    Parameters
-    ----------
-    step : int, float in (0, 1) or "halving"
-        int: ``step`` itself; fraction p: :math:`\max(1, \lfloor pn + \tfrac12\rfloor)` (half-up);
-        ``"halving"``: Spider's :math:`\lfloor n/2\rfloor` (rounded down, ``@rfe/training.m``).
-    n_remaining : int
-
-    Returns
-    -------
-    int
-        Clipped to :math:`[0, n-1]`: at least one feature always survives.
-    """
-    if isinstance(step, str):
-        if step != HALVING:
-            raise ValueError(f"unknown step rule {step!r}; expected {HALVING!r}")
-        # Spider removes floor(vDim/2): with an odd count the smaller half goes
-        m = n_remaining // 2
-    elif isinstance(step, Integral) and not isinstance(step, bool):
-        m = int(step)
-    else:
-        m = max(1, int(np.floor(step * n_remaining + 0.5)))
-    return max(0, min(m, n_remaining - 1))
-
-
-def check_step(step) -> None:
-    ok_int = isinstance(step, Integral) and not isinstance(step, bool) and step >= 1
-    ok_frac = isinstance(step, Real) and not isinstance(step, (Integral, bool)) and 0 < step < 1
-    ok_halving = isinstance(step, str) and step == HALVING
-    if not (ok_int or ok_frac or ok_halving):
-        raise ValueError(f"step must be a positive int, a fraction in (0, 1) or {HALVING!r}; got {step!r}")
-
-
-def elimination_schedule(step: int | float | str, n_features: int, step_threshold: int = 0) -> list[int]:
-    """Numbers of survivors before each iteration, down to (excluding) the last one.
-
-    ``step_threshold``: one feature per iteration once ``n ≤ step_threshold`` (Spider's ``speed``).
-    E.g. ``elimination_schedule("halving", 20) == [20, 10, 5, 3, 2]``.
-    """
-    sizes, n = [], int(n_features)
-    while n > 1:
-        sizes.append(n)
-        n -= n_to_remove(step, n) if n > step_threshold else 1
-    return sizes
 
 
 class SVMRFE(BaseSelector):
@@ -166,6 +111,14 @@ class SVMRFE(BaseSelector):
 
     description = "SVM-RFE: recursive elimination by the frozen-alpha change of ||w||^2 (lin/RBF/poly)"
     citation = "Guyon, Weston, Barnhill & Vapnik 2002, Mach. Learn. 46:389-422; Paul et al. 2015"
+    _parameter_constraints: dict = {
+        **BaseSelector._parameter_constraints,
+        **KERNEL_CONSTRAINTS,
+        **STEP_CONSTRAINTS,
+        "C": [Interval(Real, 0, np.inf, closed="neither"), None],
+        "criterion": [StrOptions(set(CRITERIA))],
+        "C_schedule": [StrOptions(set(C_SCHEDULES))],
+    }
 
     def __init__(
         self,
@@ -193,23 +146,7 @@ class SVMRFE(BaseSelector):
         self.C_schedule = C_schedule
         self.n_features_to_select = n_features_to_select
 
-    def _check_params(self) -> None:
-        check_step(self.step)
-        if self.criterion not in CRITERIA:
-            raise ValueError(f"criterion must be one of {CRITERIA}, got {self.criterion!r}")
-        if self.C is not None and not (isinstance(self.C, Real) and np.isfinite(self.C) and self.C > 0):
-            raise ValueError(f"C must be a positive number or None (Joachims' rule), got {self.C!r}")
-        if self.C_schedule not in C_SCHEDULES:
-            raise ValueError(f"C_schedule must be one of {C_SCHEDULES}, got {self.C_schedule!r}")
-        if not (
-            isinstance(self.step_threshold, Integral)
-            and not isinstance(self.step_threshold, bool)
-            and self.step_threshold >= 0
-        ):
-            raise ValueError(f"step_threshold must be a non-negative int, got {self.step_threshold!r}")
-
     def _fit(self, X: np.ndarray, y: np.ndarray) -> None:
-        self._check_params()
         base = make_kernel(
             self.kernel, gamma=self.gamma, degree=self.degree, offset=self.offset, scale=self.scale
         )
@@ -220,8 +157,6 @@ class SVMRFE(BaseSelector):
             else [np.where(y == c, 1, -1) for c in range(n_classes)]
         )
         S = feature_statistic(base, X)
-        remaining = np.arange(X.shape[1])
-        worst_first: list[np.ndarray] = []
         Cs: list[float] = []
         if self.C is not None:
             C_fixed = float(self.C)
@@ -230,11 +165,13 @@ class SVMRFE(BaseSelector):
             C_fixed = joachims_C(base.resolved(X), X)
         else:
             C_fixed = None
-        while remaining.size > 1:
+
+        def importance(remaining: np.ndarray, n_drop: int) -> np.ndarray:
             Xr = X[:, remaining]
             kern = base.resolved(Xr)
             K = gram_from_statistic(kern, S)
             C = C_fixed if C_fixed is not None else joachims_C(kern, Xr)
+            Cs.append(C)
             crit = np.zeros(remaining.size)
             for yb in targets:
                 a = _signed_duals(K, yb, C)
@@ -242,17 +179,14 @@ class SVMRFE(BaseSelector):
                 w2 = float(a[sv] @ K[np.ix_(sv, sv)] @ a[sv])
                 diff = w2 - removal_contractions(kern, Xr, a)
                 crit += 0.5 * diff if self.criterion == "signed" else np.abs(diff)
-            m = n_to_remove(self.step, remaining.size) if remaining.size > self.step_threshold else 1
-            # ascending criterion; ties: the higher index goes first (the lower index ranks better)
-            order = np.lexsort((-np.arange(remaining.size), crit))
-            drop = remaining[order[:m]]
-            worst_first.append(drop)
-            Cs.append(C)
-            S -= feature_statistic(base, X[:, drop])
-            remaining = np.setdiff1d(remaining, drop, assume_unique=True)
-        worst_first.append(remaining)
-        self.ranking_ = ranking_from_order(np.concatenate(worst_first)[::-1])
-        self.n_iter_ = len(Cs)
+            return crit
+
+        def downdate(dropped: np.ndarray, remaining: np.ndarray) -> None:
+            S[...] -= feature_statistic(base, X[:, dropped])
+
+        result = backward_elimination(X.shape[1], importance, self.step, self.step_threshold, downdate)
+        self.ranking_ = result.ranking
+        self.n_iter_ = result.n_iter
         self.C_ = np.asarray(Cs)
 
 

@@ -32,9 +32,11 @@ from collections.abc import Callable
 from numbers import Integral, Real
 
 import numpy as np
+from sklearn.utils._param_validation import Interval
 
 from fsbench.algorithms.base import BaseSelector, ranking_from_scores
 from fsbench.algorithms.gram_blocks import (
+    BLOCK_CONSTRAINTS,
     DEFAULT_MEMORY_LIMIT,
     BlockedGram,
     GradientWeights,
@@ -43,7 +45,7 @@ from fsbench.algorithms.gram_blocks import (
     parse_memory_limit,
     resolve_n_jobs,
 )
-from fsbench.algorithms.kernels import Kernel, make_kernel
+from fsbench.algorithms.kernels import KERNEL_CONSTRAINTS, Kernel, make_kernel
 
 _ARMIJO_C = 1e-4
 
@@ -71,6 +73,15 @@ class ScaledKernelAscent(BaseSelector):
 
     #: Whether the criterion needs ‖K‖²_F (one more pass over each block).
     _needs_sq_norm = False
+
+    _parameter_constraints: dict = {
+        **BaseSelector._parameter_constraints,
+        **KERNEL_CONSTRAINTS,
+        **BLOCK_CONSTRAINTS,
+        "max_iter": [Interval(Integral, 0, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "step_size": [Interval(Real, 0, None, closed="neither")],
+    }
 
     def __init__(
         self,
@@ -107,16 +118,6 @@ class ScaledKernelAscent(BaseSelector):
         raise NotImplementedError
 
     # -- shared ----------------------------------------------------------------------
-    def _check_params(self) -> None:
-        if not (isinstance(self.max_iter, Integral) and self.max_iter >= 0):
-            raise ValueError(f"max_iter must be a non-negative integer, got {self.max_iter!r}")
-        if not (isinstance(self.tol, Real) and self.tol >= 0):
-            raise ValueError(f"tol must be a non-negative number, got {self.tol!r}")
-        if not (isinstance(self.step_size, Real) and self.step_size > 0):
-            raise ValueError(f"step_size must be a positive number, got {self.step_size!r}")
-        parse_memory_limit(self.memory_limit)
-        resolve_n_jobs(self.n_jobs)
-
     def _kernel(self, X: np.ndarray) -> Kernel:
         """The kernel with its width rule resolved on ``X`` (the median rule within ``memory_limit``)."""
         block = median_block(X.shape[0], parse_memory_limit(self.memory_limit))
@@ -162,13 +163,12 @@ class ScaledKernelAscent(BaseSelector):
         ``y`` holds the class labels; the kernel's gamma rule is resolved on ``X``. Dense or blocked
         as in a fit with the same ``memory_limit``.
         """
-        self._check_params()
+        self._validate_params()
         X = np.asarray(X, dtype=float)
         f, gradient = self._objective(X, y)(np.asarray(w, dtype=float))
         return f, gradient()
 
     def _fit(self, X, y):
-        self._check_params()
         evaluate = self._objective(X, y)
         w = np.ones(X.shape[1])
         f, gradient = evaluate(w)

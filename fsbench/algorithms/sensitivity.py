@@ -10,8 +10,10 @@ feature is taken away. fsbench implements the *permutation* form (ALGORITHMS.md 
 where :math:`\tilde x^{(j,r)}` is the training set with column j permuted by the r-th random
 permutation, and the posteriors come from :class:`fsbench.algorithms.svm.PairwiseCouplingSVC`
 (one-vs-one SVMs, Platt sigmoids from an internal 5-fold CV, pairwise coupling) trained on the
-same training set, evaluated in-sample. Backward elimination: retrain, rescore, remove the
-lowest-scoring feature(s), until one feature is left; later-eliminated features rank better.
+same training set, evaluated in-sample. Backward elimination (fsbench's one loop,
+:func:`fsbench.algorithms.elimination.backward_elimination`, with :math:`s_j` as the importance): retrain,
+rescore, remove the lowest-scoring feature(s), until one feature is left; later-eliminated features rank
+better.
 
 Which of Shen et al.'s three approximations MFSPP1–MFSPP3 this corresponds to, and which one
 Ramona 2012 ran, is **unknown** (the papers were not readable here, ALGORITHMS.md §14.6). The
@@ -66,15 +68,17 @@ the decision product, the Platt + coupling step) and ~1 ms per feature and itera
 from __future__ import annotations
 
 import heapq
-from numbers import Integral
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
 
-from fsbench.algorithms.base import BaseSelector, ranking_from_order
+from fsbench.algorithms.base import BaseSelector
+from fsbench.algorithms.elimination import STEP_CONSTRAINTS, backward_elimination
 from fsbench.algorithms.feature_statistics import ColumnReplacement, feature_statistic, gram_from_statistic
-from fsbench.algorithms.rfe import check_step, n_to_remove
-from fsbench.algorithms.svm import PairwiseKernelSVC
+from fsbench.algorithms.kernels import KERNEL_CONSTRAINTS
+from fsbench.algorithms.svm import COUPLINGS, PairwiseKernelSVC
 
 #: Target size of one block of permuted kernel rows (fits the L2 cache of current CPUs).
 _BLOCK_BYTES = 1 << 20
@@ -116,6 +120,16 @@ class FSPP(BaseSelector):
 
     description = "FSPP: backward elimination by permutation sensitivity of coupled SVM posteriors"
     citation = "Shen, Ong, Li & Wilder-Smith 2008 (Mach. Learn.; SMC multiclass MFSPP)"
+    _parameter_constraints: dict = {
+        **BaseSelector._parameter_constraints,
+        **KERNEL_CONSTRAINTS,
+        **STEP_CONSTRAINTS,
+        "C": [Interval(Real, 0, np.inf, closed="neither"), None],
+        "coupling": [StrOptions(set(COUPLINGS))],
+        "n_permutations": [Interval(Integral, 1, None, closed="left")],
+        "n_folds": [Interval(Integral, 2, None, closed="left")],
+        "random_state": ["random_state"],
+    }
 
     def __init__(
         self,
@@ -146,13 +160,6 @@ class FSPP(BaseSelector):
         self.n_folds = n_folds
         self.random_state = random_state
         self.n_features_to_select = n_features_to_select
-
-    def _check_params(self) -> None:
-        check_step(self.step)
-        if not (isinstance(self.n_permutations, Integral) and self.n_permutations >= 1):
-            raise ValueError(f"n_permutations must be a positive integer, got {self.n_permutations!r}")
-        if not (isinstance(self.step_threshold, Integral) and self.step_threshold >= 0):
-            raise ValueError(f"step_threshold must be a non-negative integer, got {self.step_threshold!r}")
 
     def _classifier(self, seed: int) -> PairwiseKernelSVC:
         return PairwiseKernelSVC(
@@ -209,33 +216,27 @@ class FSPP(BaseSelector):
         return scores, guesses
 
     def _fit(self, X: np.ndarray, y: np.ndarray) -> None:
-        self._check_params()
         rng = check_random_state(self.random_state)
-        remaining = np.arange(X.shape[1])
-        worst_first: list[np.ndarray] = []
         first_scores = None
         # last score (or its guess) of every feature: the likely-lowest are scored first, so the
         # bound that lets the others stop early is tight from the start
         last = np.zeros(X.shape[1])
-        n_iter = 0
-        while remaining.size > 1:
-            m = n_to_remove(self.step, remaining.size) if remaining.size > self.step_threshold else 1
-            # the first iteration scores every feature (scores_); later ones only need the m lowest
-            keep = None if first_scores is None else m
+
+        def importance(remaining: np.ndarray, n_drop: int) -> np.ndarray:
+            nonlocal first_scores
+            # the first iteration scores every feature (scores_); later ones only need the n_drop lowest
+            keep = None if first_scores is None else n_drop
             order = np.argsort(last[remaining], kind="stable")
             scores, guesses = self._scores(X[:, remaining], y, rng, keep=keep, order=order)
             last[remaining] = guesses
             if first_scores is None:
                 first_scores = scores
-            order = np.lexsort((-np.arange(remaining.size), scores))
-            drop = remaining[order[:m]]
-            worst_first.append(drop)
-            remaining = np.setdiff1d(remaining, drop, assume_unique=True)
-            n_iter += 1
-        worst_first.append(remaining)
-        self.ranking_ = ranking_from_order(np.concatenate(worst_first)[::-1])
+            return scores
+
+        result = backward_elimination(X.shape[1], importance, self.step, self.step_threshold)
+        self.ranking_ = result.ranking
         self.scores_ = first_scores if first_scores is not None else np.zeros(X.shape[1])
-        self.n_iter_ = n_iter
+        self.n_iter_ = result.n_iter
 
 
 def _sensitivity(

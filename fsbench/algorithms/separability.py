@@ -33,6 +33,7 @@ from __future__ import annotations
 from numbers import Real
 
 import numpy as np
+from sklearn.utils._param_validation import Interval
 
 from fsbench.algorithms.gram_blocks import DEFAULT_MEMORY_LIMIT, BlockedGram, GradientWeights, GramStats
 from fsbench.algorithms.scaled import ScaledKernelAscent
@@ -135,6 +136,11 @@ class SCSS(ScaledKernelAscent):
     description = "scaled kernel class separability tr Sb/(tr Sw + eps): gradient ascent on scale factors"
     citation = "Ramona, Richard & David 2012, IEEE TNNLS 23(10), §IV-C"
 
+    _parameter_constraints: dict = {
+        **ScaledKernelAscent._parameter_constraints,
+        "epsilon": [Interval(Real, 0, np.inf, closed="neither")],
+    }
+
     def __init__(
         self,
         kernel: str = "linear",
@@ -164,11 +170,6 @@ class SCSS(ScaledKernelAscent):
             n_jobs=n_jobs,
         )
         self.epsilon = epsilon
-
-    def _check_params(self) -> None:
-        super()._check_params()
-        if not (isinstance(self.epsilon, Real) and np.isfinite(self.epsilon) and self.epsilon > 0):
-            raise ValueError(f"epsilon must be a positive number, got {self.epsilon!r}")
 
     def _prepare(self, gram: BlockedGram) -> None:
         self.averaging_table_ = np.diag(1.0 / gram.counts)  # L as a class-pair table

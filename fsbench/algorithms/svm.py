@@ -42,9 +42,10 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.svm import SVC
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
@@ -99,6 +100,16 @@ class PairwiseCouplingSVC(ClassifierMixin, BaseEstimator):
     probA_, probB_ : (P,) Platt parameters.
     """
 
+    _parameter_constraints: dict = {
+        "C": [Interval(Real, 0, np.inf, closed="neither"), None],
+        "coupling": [StrOptions(set(COUPLINGS))],
+        "n_folds": [Interval(Integral, 2, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "coupling_tol": [Interval(Real, 0, None, closed="left")],
+        "coupling_max_iter": [Interval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+
     def __init__(
         self,
         C: float | None = None,
@@ -122,14 +133,7 @@ class PairwiseCouplingSVC(ClassifierMixin, BaseEstimator):
         tags.input_tags.pairwise = True
         return tags
 
-    def _check_params(self) -> None:
-        if self.C is not None and not (isinstance(self.C, Real) and np.isfinite(self.C) and self.C > 0):
-            raise ValueError(f"C must be a positive number or None (Joachims' rule), got {self.C!r}")
-        if self.coupling not in COUPLINGS:
-            raise ValueError(f"coupling must be one of {COUPLINGS}, got {self.coupling!r}")
-        if not (isinstance(self.n_folds, Integral) and self.n_folds >= 2):
-            raise ValueError(f"n_folds must be an integer >= 2, got {self.n_folds!r}")
-
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, K, y, origin_sq_dist=None):
         """Train the C(C−1)/2 pairwise SVMs and their Platt sigmoids.
 
@@ -141,7 +145,6 @@ class PairwiseCouplingSVC(ClassifierMixin, BaseEstimator):
             :math:`\\lVert\\phi(x_i)-\\phi(0)\\rVert^2` per training point
             (:func:`fsbench.algorithms.kernels.origin_sq_distances`); required when ``C`` is None.
         """
-        self._check_params()
         K, y = validate_data(self, K, y, dtype=np.float64, ensure_min_samples=2)
         if K.shape[0] != K.shape[1]:
             raise ValueError(f"K must be a square training Gram matrix, got shape {K.shape}")

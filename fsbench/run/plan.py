@@ -86,10 +86,9 @@ def validate(exp: Experiment) -> None:
                 raise ConfigError(src, f"{kp}.params.gamma", str(exc)) from None
         try:
             est = get_selector(sel.name, **sel.params)
+            # the selector's one declaration of its parameters (scikit-learn's, also checked by its fit)
             if hasattr(est, "_parameter_constraints"):
                 est._validate_params()
-            if hasattr(est, "_check_params"):
-                est._check_params()
         except (TypeError, ValueError) as exc:
             raise ConfigError(src, f"{kp}.params", str(exc).replace("\n", " ")) from None
         supported = getattr(type(est), "supported_kernels", None)
