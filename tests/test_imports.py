@@ -102,10 +102,6 @@ LAZY_ANYWHERE = {"fsbench/cli.py"}
 #: this set when those branches are merged; an entry that no longer occurs fails the test, so it cannot
 #: go stale.
 KNOWN_VIOLATIONS: set[tuple[str, str, str]] = {
-    ("function-level", "fsbench/diagnostics/kife_projection.py", "matplotlib"),
-    ("function-level", "fsbench/diagnostics/kife_projection.py", "matplotlib.pyplot"),
-    ("function-level", "fsbench/diagnostics/takes_reconstruction.py", "matplotlib"),
-    ("function-level", "fsbench/diagnostics/takes_reconstruction.py", "matplotlib.pyplot"),
     ("upward", "fsbench/diagnostics/takes_reconstruction.py", "fsbench.papers.tables"),
     ("upward", "fsbench/diagnostics/usps_pixel_bound.py", "fsbench.papers.tables"),
     ("function-level", "fsbench/papers/paul2015.py", "matplotlib"),

@@ -124,6 +124,7 @@ def plot(
     seed: int = 0,
 ) -> list[Path]:
     """The grid figure (rows: train, test) and one test-set figure per method."""
+    # function-level: matplotlib loads only when a figure is drawn, not when tasks run
     import matplotlib
 
     matplotlib.use("Agg")

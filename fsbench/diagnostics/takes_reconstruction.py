@@ -204,6 +204,7 @@ def markdown(df: pd.DataFrame, paper: pd.DataFrame | None = None) -> str:
 
 def plot(df: pd.DataFrame, path: Path, paper: pd.DataFrame | None = None) -> list[Path]:
     """Bar chart of mean E (train hatched, test solid) per dataset and learner, paper values as markers."""
+    # function-level: matplotlib loads only when a figure is drawn, not when tasks run
     import matplotlib
 
     matplotlib.use("Agg")
