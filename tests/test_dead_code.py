@@ -17,7 +17,7 @@ REPO = Path(__file__).resolve().parents[1]
 CHECKED = sorted([*(REPO / "fsbench" / "data").glob("*.py"), REPO / "fsbench" / "plots.py"])
 SOURCES = [
     *(REPO / "fsbench").rglob("*.py"),
-    *(REPO / "tests").glob("*.py"),
+    *(REPO / "tests").rglob("*.py"),
     *(REPO / "benchmarks").rglob("*.py"),
 ]
 

@@ -376,7 +376,7 @@ def _fit_binary(
     off), and the sign flip SVC applies to two-class models. ``keep`` becomes sample weights 1/0:
     libsvm drops zero-weight points before training and looks precomputed kernel values up by the
     original index, so no submatrix is copied (the Platt CV trains five machines per pair). The
-    result is bitwise the same as through ``SVC`` on the submatrix (``tests/test_svm_coupling.py``
+    result is bitwise the same as through ``SVC`` on the submatrix (``tests/algorithms/test_svm_coupling.py``
     checks it); ``SVC`` is the fallback if the private binding is missing or refuses the call.
     """
     if _libsvm is not None:

@@ -21,7 +21,7 @@ from fsbench.config import config_kind, load_experiment
 from fsbench.config_files import BASE_KEY, ConfigError, config_layers, merge_config, read_config
 from fsbench.papers.values import config_defaults, layered_defaults
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 OVERRIDES = sorted(
     p
     for p in (REPO / "configs").glob("*/*.yaml")

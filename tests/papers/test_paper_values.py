@@ -15,7 +15,7 @@ import yaml
 
 from fsbench.config import config_kind, load_experiment
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CONFIG_DIR = ROOT / "configs" / "ramona2012"
 VALUES = CONFIG_DIR / "paper_values.yaml"
 

@@ -25,7 +25,7 @@ from fsbench.papers.readings import (
 from fsbench.papers.tables import read_paper_values
 from fsbench.papers.values import read_configs
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _rows(experiment: str, selector: str, mean: float, n: int = 30, dataset: str = "toy") -> pd.DataFrame:

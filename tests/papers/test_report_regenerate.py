@@ -21,7 +21,7 @@ from results_helpers import read_self_contained_page
 
 import fsbench
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 INPUTS = {"results.csv", "rankings.csv", "run.json", "REPORT_notes.md"}
 #: Sections every paper's page has (``## `` headings of REPORT.md, then the HTML's own analyses).
 COMMON = ["Paper vs ours: {paper}", "Stability of the selected subsets", "Provenance"]
@@ -46,7 +46,7 @@ def _inputs_copy(src: Path, dst: Path) -> None:
 
 def _env() -> dict[str, str]:
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    src = str(Path(fsbench.__file__).resolve().parents[1])
+    src = str(Path(fsbench.__file__).resolve().parents[2])
     env["PYTHONPATH"] = os.pathsep.join(p for p in (src, env.get("PYTHONPATH", "")) if p)
     env["PYTHONHASHSEED"] = "7"
     env["FSBENCH_CONFIGS_DIR"] = str(ROOT / "configs")

@@ -23,7 +23,7 @@ from fsbench.papers.tables import split_defaults
 from fsbench.papers.values import config_defaults, load_paper_values, paper_values_path, read_configs
 from fsbench.results.schema import RESULT_COLUMNS
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RAMONA = ROOT / "configs" / "ramona2012"
 #: Per-repeat offsets shared by every selector (paired design): mean 0, sample std 1.
 OFFSETS = np.array([-1.5, -0.5, 0.5, 1.5]) / np.std([-1.5, -0.5, 0.5, 1.5], ddof=1)

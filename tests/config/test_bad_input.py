@@ -1,7 +1,7 @@
 """Bad input is refused before any work starts: exit code 2, one line on stderr naming the file and the
 key path, no traceback, nothing written.
 
-``tests/bad_configs/*.yaml`` is the corpus of malformed configs; each names the key path it must be
+``tests/config/bad_configs/*.yaml`` is the corpus of malformed configs; each names the key path it must be
 refused at in a first line ``# expect: KEY`` (``<top>`` for problems of the file as a whole).
 Data problems (altered or missing files, NaN/inf values) are refused the same way; a constant feature
 and a single-class training draw are handled, not refused.

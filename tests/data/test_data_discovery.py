@@ -17,7 +17,7 @@ from conftest import cli
 from fsbench.data import DatasetError, get_card, list_cards, open_dataset
 from fsbench.data.sources import CORRUPT, availability
 
-MIRROR_IRIS = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "iris" / "iris.csv"
+MIRROR_IRIS = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "iris" / "iris.csv"
 TABLE = "1.0,2.0,P\n3.0,4.0,N\n5.0,6.0,P\n"
 
 

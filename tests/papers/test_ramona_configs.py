@@ -17,7 +17,7 @@ from fsbench.config_files import config_layers, read_config
 from fsbench.data import DatasetError, get_card
 from fsbench.run.plan import validate
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CONFIG_DIR = ROOT / "configs" / "ramona2012"
 VALUES = CONFIG_DIR / "paper_values.yaml"
 #: experiment configs (diagnostics such as tab2_pixel_bound are run by `fsbench diagnose`); a reading

@@ -24,7 +24,7 @@ from fsbench.papers.sources import metric, name_methods, select_rows
 from fsbench.papers.values import load_paper_values, read_configs
 from fsbench.results.loading import load_rows
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PAPERS = sorted(p.parent.name for p in (ROOT / "configs").glob("*/paper_values.yaml"))
 
 

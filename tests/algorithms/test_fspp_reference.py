@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 if str(REPO) not in sys.path:  # `benchmarks` is a top-level package of the checkout, not installed
     sys.path.insert(0, str(REPO))
 

@@ -18,7 +18,7 @@ import pytest
 
 import fsbench
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 #: Bottom to top: a module may import only the ones before it.
 LAYERS = ["values", "sources", "cells", "checks", "claims", "readings", "render", "page"]
 PAPERS = ROOT / "fsbench" / "papers"
@@ -27,7 +27,7 @@ PAPERS = ROOT / "fsbench" / "papers"
 def _env(**extra: str) -> dict[str, str]:
     """Environment of a child interpreter that imports the same fsbench as this process."""
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    src = str(Path(fsbench.__file__).resolve().parents[1])
+    src = str(Path(fsbench.__file__).resolve().parents[2])
     env["PYTHONPATH"] = os.pathsep.join(p for p in (src, env.get("PYTHONPATH", "")) if p)
     env.update(extra)
     return env
@@ -82,4 +82,4 @@ def test_importing_a_layer_loads_no_layer_above_it():
 
 
 # The Ramona report (and every other committed report) rendered deterministically from the committed
-# results: tests/test_report_regenerate.py.
+# results: tests/papers/test_report_regenerate.py.

@@ -160,7 +160,7 @@ def test_random_state_fixes_the_features():
 @pytest.mark.slow
 def test_ascent_increases_the_approximate_alignment_and_finds_the_toy_pair():
     # Ramona's finding on the nonlinear toy (at least 6 of 10 draws find the relevant pair; exact SAS:
-    # tests/test_sas.py), with m = 500 features at N = 500, the regime RFF is meant for (m ≤ N). At
+    # tests/algorithms/test_sas.py), with m = 500 features at N = 500, the regime RFF is meant for (m ≤ N). At
     # N = 100 with m = 500 the feature noise (~1/sqrt(m) per kernel entry) competes with the signal and
     # an earlier version of the criterion missed the pair far more often than exact SAS.
     r = np.random.default_rng(2012)

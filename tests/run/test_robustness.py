@@ -40,7 +40,7 @@ BASE = {
 }
 
 USER_MODULE = '''
-"""Test selectors of a researcher (written by tests/test_robustness.py)."""
+"""Test selectors of a researcher (written by tests/run/test_robustness.py)."""
 import ctypes
 import json
 import os

@@ -18,7 +18,7 @@ from fsbench.data import DatasetError, TableDataset, get_card, open_dataset, ver
 
 def _mirror() -> Path | None:
     env = [Path(p) for p in os.environ.get("FSBENCH_DATA_DIR", "").split(os.pathsep) if p.strip()]
-    fallback = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+    fallback = Path(__file__).resolve().parents[3] / "shared" / "datasets"
     return next((d for d in [*env, fallback] if (d / "sonar" / "sonar.csv").is_file()), None)
 
 
