@@ -22,6 +22,7 @@ from fsbench.papers.cells import compare_table
 from fsbench.papers.claims import FAILS, HOLDS, NOT_EVALUABLE, evaluate_check, evaluate_claim
 from fsbench.papers.sources import metric, name_methods, select_rows
 from fsbench.papers.values import load_paper_values, read_configs
+from fsbench.results.loading import load_rows
 
 ROOT = Path(__file__).resolve().parents[1]
 PAPERS = sorted(p.parent.name for p in (ROOT / "configs").glob("*/paper_values.yaml"))
@@ -304,13 +305,11 @@ def _names(exp) -> list[str]:
 @pytest.mark.parametrize("paper", ["takes2011", "kife2011", "paul2015", "ring2015"])
 def test_every_claim_of_the_committed_results_is_evaluated(paper):
     # a method or column misspelt in a check would make it "not evaluable" on the committed results
-    from fsbench.papers.page import load_all_rows
-
     results = ROOT / "results" / paper
     if not results.is_dir():
         pytest.skip(f"no committed results for {paper}")
     pv = load_paper_values(paper, ROOT / "configs" / paper / "paper_values.yaml")
-    df = load_all_rows(results)
+    df = load_rows([results])
     entries = {e["id"]: e for e in [*pv.get("figures", []), *pv.get("tables", [])]}
     for cl in pv["claims"]:
         refs = cl.get("figure") or cl.get("table") or ""

@@ -44,7 +44,7 @@ def paper_values_path(paper: str, base: Path | None = None) -> Path:
     Parameters
     ----------
     paper : str
-        Paper id, e.g. ``"ramona2012"``.
+        Paper id: the name of its folder under ``base`` (``configs/<paper>/``).
     base : Path, optional
         Directory holding the paper directories; default ``<repository>/configs``.
 
