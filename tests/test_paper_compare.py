@@ -8,6 +8,7 @@ and the report end to end on a temporary results directory.
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -486,8 +487,11 @@ def test_report_end_to_end(tmp_path):
             )
         ),
     )
-    (res_dir / "REPORT_notes.md").write_text("## Why our numbers differ (hand-written)\n\nBecause.\n")
-    r = cli("report", res_dir, "--paper", "ramona2012")
+    # the paper folder, copied: its own hand-written notes.md (a folder is given by its path)
+    folder = tmp_path / "configs" / "ramona2012"
+    shutil.copytree(RAMONA, folder)
+    (folder / "notes.md").write_text("## Why our numbers differ (hand-written)\n\nBecause.\n")
+    r = cli("report", res_dir, "--paper", folder)
     assert r.exit_code == 0, r.stderr
     text = (res_dir / "REPORT.md").read_text()
     head = text[: text.index("## Paper vs ours")]

@@ -1,5 +1,5 @@
-"""fsbench.papers.{values, sources, cells, checks, claims, readings, render, page}: the layering of the
-paper comparison.
+"""fsbench.papers.{values, sources, cells, checks, claims, readings, render, page, folder}: the layering of
+the paper comparison, and no module of the library named after a paper.
 
 The comparison was one module (``fsbench.paper_compare``, now a re-export shim); it is split by concern
 with imports flowing one way, page → render → readings → claims → checks → cells → sources → values, so
@@ -21,7 +21,7 @@ import fsbench
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Bottom to top: a module may import only the ones before it.
-LAYERS = ["values", "sources", "cells", "checks", "claims", "readings", "render", "page"]
+LAYERS = ["values", "sources", "cells", "checks", "claims", "readings", "render", "page", "folder"]
 PAPERS = ROOT / "fsbench" / "papers"
 
 
@@ -95,3 +95,13 @@ def test_shim_reexports_the_moved_names():
 
 # The Ramona report (and every other committed report) rendered deterministically from the committed
 # results: tests/test_report_regenerate.py.
+
+
+def test_no_library_module_names_a_paper():
+    # papers are folders of data (configs/<paper>/, hooks.py included); the library serves any of them
+    papers = [p.parent.name for p in (ROOT / "configs").glob("*/paper_values.yaml")]
+    assert papers
+    for f in sorted((ROOT / "fsbench").rglob("*.py")):
+        text = f.read_text(encoding="utf-8")
+        named = [p for p in papers if p in text or p in f.stem]
+        assert not named, f"{f.relative_to(ROOT)} names {named}"
