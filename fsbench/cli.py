@@ -346,7 +346,13 @@ def report(
     results_dir: Annotated[
         Path, typer.Argument(help="Directory holding one or more experiment result dirs.")
     ],
-    paper: Annotated[str | None, typer.Option(help="Compare with a paper's values, e.g. ramona2012.")] = None,
+    paper: Annotated[
+        str | None,
+        typer.Option(
+            help="Compare with a paper: its folder (configs/<paper>: configs, paper_values.yaml, notes.md, "
+            "hooks.py) or the folder's bare name under configs/."
+        ),
+    ] = None,
     out: Annotated[Path | None, typer.Option(help="Report path (default: RESULTS_DIR/REPORT.md).")] = None,
     allow_incomplete: Annotated[
         bool,
@@ -380,8 +386,8 @@ def report(
                 "or pass --allow-incomplete for a partial report"
             )
     try:
-        path = write_report(results_dir, paper=paper, out=out)
-    except FileNotFoundError as exc:
+        path = write_report(results_dir, paper_dir=paper, out=out)
+    except (FileNotFoundError, ValueError) as exc:
         _fail(str(exc))
     typer.echo(str(path))
     if html:

@@ -3,14 +3,17 @@
 For every experiment found under ``RESULTS_DIR`` (a directory holding ``results.csv``) the report
 shows its figures (drawn by :mod:`fsbench.plots` if missing), a table of mean ± std test error per
 selector and S with the paired-t-test verdict against the best method of the cell, failed tasks,
-and provenance (commit, repeats). With ``--paper`` it adds, from the paper's machine-readable values
-(``configs/<paper>/paper_values.yaml``), paper value vs ours, the difference and whether it is
-significant given both standard deviations, and whether each qualitative claim holds; a summary at
-the top states the agreement rule and counts the cells that agree and the claims that hold. A hand-written
-``REPORT_notes.md`` in ``RESULTS_DIR`` (why the numbers differ, what was substituted) is inserted after the
-summary. Every report ends with the stability of every experiment and, where the relevant features are
-known, their recovery (:mod:`fsbench.results.experiment_tables`, which writes ``stability.csv/.md`` and
-``ground_truth*.csv/.md`` beside each experiment).
+and provenance (commit, repeats). With ``--paper`` (a paper folder such as ``configs/<paper>/``, or its
+bare name) it adds, from the paper's machine-readable values (``paper_values.yaml``), paper value vs ours,
+the difference and whether it is significant given both standard deviations, and whether each qualitative
+claim holds; a summary at the top states the agreement rule and counts the cells that agree and the claims
+that hold. The folder's hand-written ``notes.md`` (why the numbers differ, what was substituted) and the
+sections of its ``hooks.py`` are placed where its layout says (:mod:`fsbench.papers.folder`). Every report
+ends with the stability of every experiment and, where the relevant features are known, their recovery
+(:mod:`fsbench.results.experiment_tables`, which writes ``stability.csv/.md`` and ``ground_truth*.csv/.md``
+beside each experiment).
+
+One writer serves every paper: nothing here names a paper.
 """
 
 from __future__ import annotations
@@ -19,15 +22,16 @@ from pathlib import Path
 
 import pandas as pd
 
+from fsbench.papers.cells import method_frame
+from fsbench.papers.folder import PaperFolder, ReportContext, report_layout
+from fsbench.papers.page import analysis_section, runs_table
+from fsbench.papers.render import paper_sections
+from fsbench.papers.values import PAPER_VALUES
 from fsbench.plots import plot_results
-from fsbench.results.experiment_tables import analysis_markdown, write_experiment_tables
 from fsbench.results.loading import find_result_dirs, is_diagnostic, load_rows, read_results, read_run
 from fsbench.results.schema import BASELINE
 from fsbench.results.tables import md_table
 from fsbench.stats import paired_ttests, rank_shares, summary
-
-#: A hand-written discussion in the results directory, inserted after the summary when present.
-NOTES_FILE = "REPORT_notes.md"
 
 
 def _pct(x: float) -> str:
@@ -123,7 +127,7 @@ def experiment_section(d: Path, root: Path) -> tuple[str, pd.DataFrame]:
 def method_labels(df: pd.DataFrame, methods: pd.DataFrame) -> dict[str, str]:
     """Display name of each pooled method: the config label(s) it carries in the experiment tables.
 
-    The ranks table pools rows by :func:`fsbench.paper_compare.method_frame`, which replaces labels by
+    The ranks table pools rows by :func:`fsbench.papers.cells.method_frame`, which replaces labels by
     registry names (so that ``Fisher`` in one config and ``fisher`` in another are one method); the other
     tables of the report name selectors by label. Mapping back keeps the labels everywhere; a method
     labelled differently in different configs is shown with all its labels, ``fisher / Fisher``.
@@ -146,97 +150,114 @@ def method_labels(df: pd.DataFrame, methods: pd.DataFrame) -> dict[str, str]:
     return {m: " / ".join(dict.fromkeys(g["label"])) for m, g in pairs.groupby("method", sort=False)}
 
 
-def _takes_kife(paper: str):
-    def write(results_dir: Path) -> Path:
-        from fsbench.papers.takes_kife import write as write_paper
+def _ranks_lines(frames: list[pd.DataFrame]) -> list[str]:
+    """The "Ranks over all cells" section of the experiments' rows (empty without rows)."""
+    if not frames:
+        return []
+    all_df = pd.concat(frames, ignore_index=True)
+    methods = method_frame(all_df)
+    shares = rank_shares(methods)  # one row per method even where configs label it differently
+    if shares.empty:
+        return []
+    labels = method_labels(all_df, methods)
+    rows = [
+        [
+            labels.get(str(r.selector), str(r.selector)),
+            str(int(r.cells)),
+            _pct(r.first),
+            _pct(r.second),
+            _pct(r.rest),
+            _pct(r.tied_first),
+        ]
+        for r in shares.itertuples()
+    ]
+    return [
+        "## Ranks over all cells (Table VII style)",
+        "",
+        "Share (%) of cells (dataset × kernel × n_train × S) where each method has the lowest mean error "
+        "(first), the second lowest, or a lower rank; `tied first` counts cells where it is not "
+        "significantly worse than the best (paired t-test, 5 %). The all-features baseline is excluded. "
+        "Methods are named by their config labels, as in the tables below; a method labelled differently "
+        "in different experiments is one row with all its labels (`fisher / Fisher`).",
+        "",
+        md_table(["method", "cells", "first", "second", "rest", "tied first"], rows),
+        "",
+    ]
 
-        return write_paper(paper, results=results_dir, configs=Path("configs") / paper)
 
-    return write
+def write_report(results_dir: Path, paper_dir: Path | str | None = None, out: Path | None = None) -> Path:
+    """Write ``REPORT.md`` for the results under ``results_dir``; return its path.
 
+    The one report writer of every paper: the page is laid out by the paper folder's ``report`` mapping
+    (title and order of the sections, :mod:`fsbench.papers.folder`), the comparison comes from its
+    ``paper_values.yaml``, the discussion from its ``notes.md``, and a section data cannot express from
+    its ``hooks.py``.
 
-def _paul(results_dir: Path) -> Path:
-    from fsbench.papers.paul2015 import report
+    Parameters
+    ----------
+    results_dir : Path
+        A result directory or a parent of several.
+    paper_dir : Path or str, optional
+        The paper folder (``configs/<paper>``), or a bare paper name resolved to ``configs/<name>``;
+        without it the report has no paper comparison.
+    out : Path, optional
+        The report's path (default ``results_dir/REPORT.md``); links are relative to its directory.
 
-    return report(results_dir / "clinical_bcr", results_dir)
+    Returns
+    -------
+    Path
 
-
-def _ring(results_dir: Path) -> Path:
-    from fsbench.papers.ring2015 import report
-
-    return report(results_dir)
-
-
-#: Papers whose report is written by a module of fsbench.papers (ramona2012 uses the claim DSL).
-PAPER_REPORTS = {
-    "takes2011": _takes_kife("takes2011"),
-    "kife2011": _takes_kife("kife2011"),
-    "paul2015": _paul,
-    "ring2015": _ring,
-}
-
-
-def write_report(results_dir: Path, paper: str | None = None, out: Path | None = None) -> Path:
-    """Write ``REPORT.md`` for every experiment under ``results_dir``; return its path.
-
-    ``paper`` ramona2012 compares with the paper through the claim DSL (:mod:`fsbench.papers.claims`);
-    takes2011, kife2011, paul2015 and ring2015 have their own report modules in :mod:`fsbench.papers`.
+    Raises
+    ------
+    FileNotFoundError
+        If there is no result table under ``results_dir`` or no paper values in the paper folder.
     """
     results_dir = Path(results_dir)
-    if paper in PAPER_REPORTS:
-        return PAPER_REPORTS[paper](results_dir)
-    dirs = [d for d in find_result_dirs([results_dir]) if not is_diagnostic(d)]
-    if not dirs:
+    paper = PaperFolder.open(paper_dir) if paper_dir is not None else None
+    title, layout = report_layout(paper)
+    if not find_result_dirs([results_dir]):
         raise FileNotFoundError(f"no results.csv under {results_dir}")
     out = Path(out) if out is not None else results_dir / "REPORT.md"
     out.parent.mkdir(parents=True, exist_ok=True)
     root = out.parent
-    sections, frames = [], []
-    for d in dirs:
-        text, df = experiment_section(d, root)
-        sections.append(text)
-        frames.append(df)
-    all_df = pd.concat(frames, ignore_index=True)
-    head = [f"# Report: {results_dir.name}", ""]
-    if paper is not None:
-        from fsbench.papers.render import paper_sections
 
+    # experiments' tables (a diagnostic has its own columns)
+    dirs = [d for d in find_result_dirs([results_dir]) if not is_diagnostic(d)]
+    experiments: list[tuple[str, pd.DataFrame]] = []
+    if "experiments" in layout or "ranks" in layout:
+        experiments = [experiment_section(d, root) for d in dirs]
+    summary_lines: list[str] = []
+    paper_text = ""
+    if paper is not None and ("summary" in layout or "comparison" in layout):
         # diagnostics' tables too: a paper table may be reproduced by a diagnostic (their own columns)
-        summary_lines, paper_text = paper_sections(paper, load_rows([results_dir]), root)
-        head += summary_lines
-        sections.insert(0, paper_text)
-    notes = results_dir / NOTES_FILE
-    if notes.exists():  # the hand-written discussion (likeliest reasons for differences) follows the summary
-        head += [notes.read_text().rstrip(), ""]
-    from fsbench.papers.cells import method_frame
+        summary_lines, paper_text = paper_sections(
+            paper.name, load_rows([results_dir]), root, values_path=paper.path / PAPER_VALUES
+        )
 
-    methods = method_frame(all_df)
-    shares = rank_shares(methods)  # one row per method even where configs label it differently
-    if not shares.empty:
-        labels = method_labels(all_df, methods)
-        rows = [
-            [
-                labels.get(str(r.selector), str(r.selector)),
-                str(int(r.cells)),
-                _pct(r.first),
-                _pct(r.second),
-                _pct(r.rest),
-                _pct(r.tied_first),
-            ]
-            for r in shares.itertuples()
-        ]
-        head += [
-            "## Ranks over all cells (Table VII style)",
-            "",
-            "Share (%) of cells (dataset × kernel × n_train × S) where each method has the lowest mean error "
-            "(first), the second lowest, or a lower rank; `tied first` counts cells where it is not "
-            "significantly worse than the best (paired t-test, 5 %). The all-features baseline is excluded. "
-            "Methods are named by their config labels, as in the tables below; a method labelled differently "
-            "in different experiments is one row with all its labels (`fisher / Fisher`).",
-            "",
-            md_table(["method", "cells", "first", "second", "rest", "tied first"], rows),
-            "",
-        ]
-    analysis = analysis_markdown(write_experiment_tables(results_dir), root)
-    out.write_text("\n".join(head + sections + analysis) + "\n")
+    def section(name: str) -> list[str]:
+        if name == "summary":
+            return summary_lines
+        if name == "comparison":
+            return [paper_text] if paper is not None else []
+        if name == "notes":  # the hand-written discussion (likeliest reasons for differences)
+            notes = paper.notes if paper is not None else None
+            return [notes.rstrip(), ""] if notes else []
+        if name == "runs":
+            return ["## Runs", "", runs_table(results_dir), ""]
+        if name == "ranks":
+            return _ranks_lines([df for _, df in experiments])
+        if name == "experiments":
+            return [text for text, _ in experiments]
+        if name == "hooks":
+            hook = getattr(paper.hooks, "sections", None) if paper is not None else None
+            if hook is None:
+                return []
+            ctx = ReportContext(results_dir, paper.path, root, paper.values)
+            return [str(line) for line in hook(ctx)]
+        return analysis_section(results_dir, root)  # "analysis": stability and ground truth
+
+    lines = [f"# {title.replace('{results}', results_dir.name)}", ""]
+    for name in layout:
+        lines += section(name)
+    out.write_text("\n".join(lines) + "\n")
     return out

@@ -32,8 +32,8 @@ module, of ``fsbench.x`` otherwise. Three rules:
    need), each with a ``#`` comment saying why, on the import or in the import lines just above it.
    ``fsbench/cli.py`` is exempt: it imports lazily everywhere so that ``fsbench --help`` starts fast.
 
-:data:`KNOWN_VIOLATIONS` lists the violations that remain in modules other branches of issue #21 are
-rewriting; the test fails on any violation not listed, and on a listed one that no longer occurs.
+:data:`KNOWN_VIOLATIONS` (empty) lists tolerated violations; the test fails on any violation not listed,
+and on a listed one that no longer occurs.
 """
 
 from __future__ import annotations
@@ -97,35 +97,9 @@ LAZY_OK = ("matplotlib", "dask", "distributed", "h5py", "openml", "sklearn.datas
 #: Files where any import may be function-level (start-up time of the command line).
 LAZY_ANYWHERE = {"fsbench/cli.py"}
 
-#: (rule, file, imported module) still violated in files other branches of issue #21 own and are
-#: rewriting (report, plots, stats, results/, papers/, diagnostics/, algorithms/). The coordinator empties
-#: this set when those branches are merged; an entry that no longer occurs fails the test, so it cannot
-#: go stale.
-KNOWN_VIOLATIONS: set[tuple[str, str, str]] = {
-    ("upward", "fsbench/diagnostics/takes_reconstruction.py", "fsbench.papers.tables"),
-    ("upward", "fsbench/diagnostics/usps_pixel_bound.py", "fsbench.papers.tables"),
-    ("function-level", "fsbench/papers/paul2015.py", "matplotlib"),
-    ("function-level", "fsbench/papers/paul2015.py", "matplotlib.pyplot"),
-    ("function-level", "fsbench/papers/paul2015.py", "matplotlib.ticker"),
-    ("function-level", "fsbench/papers/ring2015.py", "fsbench.data"),
-    ("function-level", "fsbench/papers/ring2015.py", "matplotlib"),
-    ("function-level", "fsbench/papers/ring2015.py", "matplotlib.pyplot"),
-    ("function-level", "fsbench/papers/takes_figures.py", "matplotlib"),
-    ("function-level", "fsbench/papers/takes_figures.py", "matplotlib.pyplot"),
-    ("function-level", "fsbench/papers/takes_kife.py", "fsbench.config"),
-    ("function-level", "fsbench/papers/takes_kife.py", "fsbench.diagnostics.registry"),
-    ("upward", "fsbench/papers/takes_kife.py", "fsbench.config"),
-    ("upward", "fsbench/papers/takes_kife.py", "fsbench.diagnostics.registry"),
-    ("function-level", "fsbench/papers/takes_timing.py", "matplotlib"),
-    ("function-level", "fsbench/papers/takes_timing.py", "matplotlib.pyplot"),
-    ("function-level", "fsbench/papers/takes_timing.py", "matplotlib.ticker"),
-    ("function-level", "fsbench/papers/values.py", "fsbench.data.cards"),
-    ("function-level", "fsbench/report.py", "fsbench.papers.cells"),
-    ("function-level", "fsbench/report.py", "fsbench.papers.paul2015"),
-    ("function-level", "fsbench/report.py", "fsbench.papers.render"),
-    ("function-level", "fsbench/report.py", "fsbench.papers.ring2015"),
-    ("function-level", "fsbench/report.py", "fsbench.papers.takes_kife"),
-}
+#: (rule, file, imported module) tolerated for now: none. Kept so that a refactoring in several steps can
+#: list what it has not fixed yet; an entry that no longer occurs fails the test, so it cannot go stale.
+KNOWN_VIOLATIONS: set[tuple[str, str, str]] = set()
 
 
 @dataclass(frozen=True)

@@ -38,8 +38,8 @@ Defaults [D]:
 Cost per iteration: one :class:`PairwiseCouplingSVC` fit ((n_folds+1)·C(C−1)/2 small SVMs, trained
 through libsvm directly) and up to D·R·N posterior evaluations. What is computed is exactly the
 score above (the same numbers up to round-off, so the same eliminations:
-``tests/algorithms/test_fspp_reference.py`` compares rankings with the implementation before issue #15, kept as
-``benchmarks/reference_fspp.py``), but only what can matter is evaluated:
+``tests/algorithms/test_fspp_reference.py`` compares rankings with the implementation before issue #15,
+kept as ``benchmarks/reference_fspp.py``), but only what can matter is evaluated:
 
 * a permuted row whose value does not change (pixels: the background in most rows) adds exactly 0,
   and the posteriors of a row depend only on (row, new value), so each distinct pair is evaluated

@@ -87,8 +87,9 @@ class SCSS(ScaledKernelAscent):
     Maximises :math:`\operatorname{tr}S_b/(\operatorname{tr}S_w+\varepsilon)` (formulas in the module
     docstring) from :math:`w = \mathbf 1` and ranks the features by :math:`|w_d|`.
 
-    Observed behaviour (Weston toys, tests/algorithms/test_scss_sfs.py): the maximiser puts almost all the weight
-    on one feature (with a linear kernel the ratio of quadratic forms is maximal on a single feature),
+    Observed behaviour (Weston toys, tests/algorithms/test_scss_sfs.py): the maximiser puts almost all
+    the weight on one feature (with a linear kernel the ratio of quadratic forms is maximal on a single
+    feature),
     so only the top rank is driven by the criterion; the following ranks are the residues of the
     ascent. (Ramona et al. find KCS less efficient than KTA in practice and blame an insufficient
     regularisation against trivial convergence.) How often SCSS ranks x1, x2 first on the nonlinear

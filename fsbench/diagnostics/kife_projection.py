@@ -1,10 +1,10 @@
 """Liu et al. 2011, Fig. 2: 2-D projections of Statlog (satimage) by GDA, MMI and KIFE, as scatter plots.
 
-A diagnostic (``fsbench diagnose configs/kife2011/fig2_projection.yaml``), one task per selector of the
-config and split (the ``fsbench run`` split of the same seed, dataset and ``n_train``; the config draws
-one): each selector (a transformer) is fitted on the training split as in the Table II experiments
-(experiment kernel inherited, seeded by the task) and both the training and the test points are
-projected to 2-D. GDA shows its two leading discriminant directions (it has C−1 = 5); MMI and KIFE are
+A diagnostic (``fsbench diagnose configs/<paper>/fig2_projection.yaml``, in the paper's folder), one task
+per selector of the config and split (the ``fsbench run`` split of the same seed, dataset and ``n_train``;
+the config draws one): each selector (a transformer) is fitted on the training split as in the Table II
+experiments (experiment kernel inherited, seeded by the task) and both the training and the test points
+are projected to 2-D. GDA shows its two leading discriminant directions (it has C−1 = 5); MMI and KIFE are
 fitted with ``n_components = 2``. Each panel's title gives the 1-NN test accuracy in that 2-D space.
 
 The paper draws its Fig. 2(c) with KIFE's *Algorithm 2* (a graph-Laplacian embedding whose parameters

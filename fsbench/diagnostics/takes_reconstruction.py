@@ -1,9 +1,9 @@
 r"""Xu et al. 2011, Table 2: reconstruction cost E(M) and dimension of each kernel-space basis learner.
 
-A diagnostic (``fsbench diagnose configs/takes2011/table2_reconstruction.yaml``). For every split of the
-config (the ``fsbench run`` splits of the same seed, dataset, ``n_train`` and repeat — those of the Figs.
-2–3 experiments) and every RBF width in ``settings.gammas`` (resolved on the training split, e.g.
-``median``, ``median/4``), fit on the training split
+A diagnostic (``fsbench diagnose configs/<paper>/table2_reconstruction.yaml``, in the paper's folder). For
+every split of the config (the ``fsbench run`` splits of the same seed, dataset, ``n_train`` and repeat —
+those of the Figs. 2–3 experiments) and every RBF width in ``settings.gammas`` (resolved on the training
+split, e.g. ``median``, ``median/4``), fit on the training split
 
 * ``kobl`` — :class:`~fsbench.algorithms.kernel_space.KOBL` (threshold ``settings.f``), adaptive Dim;
 * ``kgs`` — :class:`~fsbench.algorithms.kernel_space.KGS`, all N training points;
@@ -26,8 +26,8 @@ f : str, default "linear"
     KOBL's threshold function.
 learners : list of str, default all five above.
 paper_values : str or None
-    ``configs/takes2011/paper_values.yaml``, relative to the config file's directory's parent's parent
-    (the repository) or absolute; its Table 2 cells are shown beside ours.
+    The paper folder's ``configs/<paper>/paper_values.yaml``, relative to the config file's directory's
+    parent's parent (the repository) or absolute; its Table 2 cells are shown beside ours.
 
 Outputs: ``results.csv`` (one row per split × width × learner), and from it ``summary.csv``, ``table2.md``
 (mean ± std beside the paper's values) and ``table2_E.png``/``.pdf``.
@@ -47,7 +47,7 @@ from fsbench.algorithms.kernel_space import KGS, KOBL, KPCA
 from fsbench.algorithms.kernels import parse_gamma, resolve_gamma
 from fsbench.config import ConfigError, Experiment
 from fsbench.diagnostics.base import Diagnostic
-from fsbench.papers.tables import mean_std, paper_cells, read_paper_values
+from fsbench.results.paper_values import mean_std, paper_cells, read_paper_values
 from fsbench.results.tables import md_table, save_figure
 
 LEARNERS = ("kobl", "kgs", "kpca", "kda", "kda_discriminant")

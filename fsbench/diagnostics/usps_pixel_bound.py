@@ -18,9 +18,10 @@ the test set by design and is optimistic either way). The 100 training digits pe
 ``fsbench.protocol._balanced_take`` with a seed derived from the names (one draw).
 
 A diagnostic (``fsbench diagnose``): ``usps_pixel_bound`` (one task per source and draw; ``settings.kmax``;
-config ``configs/ramona2012/tab2_pixel_bound.yaml``); it writes ``results.csv`` and ``REPORT.md``.
+config ``tab2_pixel_bound.yaml`` of the paper's folder ``configs/<paper>/``); it writes ``results.csv``
+and ``REPORT.md``.
 Selection per pair of classes, a reading of the paper's "pairwise scheme", is not a diagnostic: it is
-the protocol's ``selection: per_pair`` (``configs/ramona2012/tab2_usps_per_pair.yaml``).
+the protocol's ``selection: per_pair`` (``tab2_usps_per_pair.yaml`` in the same folder).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from sklearn.svm import SVC
 
 from fsbench.config import Experiment
 from fsbench.diagnostics.base import Diagnostic
-from fsbench.papers.tables import paper_cells, read_paper_values
+from fsbench.results.paper_values import paper_cells, read_paper_values
 from fsbench.results.tables import md_table
 
 

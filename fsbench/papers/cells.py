@@ -41,8 +41,8 @@ from fsbench.papers.sources import (
     same_value,
     select_rows,
 )
-from fsbench.papers.tables import pm
 from fsbench.papers.values import DEFAULT_REPEATS, ConfigInfo, _cards_dir, _entries, _entry_name
+from fsbench.results.paper_values import pm
 from fsbench.stats import rank_shares, welch_from_summary
 
 #: Significance level of every test (the paper's Student tests are at 5 %).

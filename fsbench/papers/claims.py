@@ -1,8 +1,8 @@
 """The claim DSL: a paper's qualitative claims checked on our results.
 
 A layer of the paper comparison of ``fsbench report --paper`` (render → claims → checks → cells →
-sources → values). A claim of ``paper_values.yaml`` (``claims``; the FORMAT header of
-``configs/ramona2012/paper_values.yaml`` documents every check ``kind`` and key) holds when all its
+sources → values). A claim of ``paper_values.yaml`` (``claims``; the paper-values format, in the FORMAT
+header of the paper folders' ``paper_values.yaml``, documents every check ``kind`` and key) holds when all its
 checks hold: :func:`evaluate_check` evaluates one check on our result rows (order relations between
 selectors, levels, curve shapes; ratios, paired t-tests, rank shares and two experiments compared are in
 :mod:`fsbench.papers.checks`) at the

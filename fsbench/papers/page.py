@@ -1,8 +1,8 @@
-"""The parts every paper report shares, for the report writers of the five papers.
+"""The parts every paper report shares: sections of :func:`fsbench.report.write_report` and of hooks.
 
-The top layer of the paper comparison (page → render → claims → cells → sources → values): the writers
-(:mod:`fsbench.report` for Ramona, :mod:`fsbench.papers.takes_kife`, :mod:`fsbench.papers.paul2015`,
-:mod:`fsbench.papers.ring2015`) assemble their pages from
+The top layer of the paper comparison (page → render → claims → cells → sources → values): the one
+report writer (:mod:`fsbench.report`) and a paper folder's hooks (:mod:`fsbench.papers.folder`) assemble
+pages from
 
 * :func:`comparison` — the paper-vs-ours summary (the agreement rule, the cell and claim counts, the
   substitutions) and the per-table comparisons and claims of :func:`fsbench.papers.render.paper_sections`,
@@ -28,14 +28,17 @@ from fsbench.results.loading import find_result_dirs, load_rows, read_run
 from fsbench.results.tables import md_table
 
 
-def comparison(paper: str, results_dir: Path, rows: pd.DataFrame | None = None) -> tuple[list[str], str]:
+def comparison(
+    paper: str, results_dir: Path, rows: pd.DataFrame | None = None, values_path: Path | None = None
+) -> tuple[list[str], str]:
     """(summary lines, comparison text) of ``paper`` on the results under ``results_dir``.
 
-    ``rows`` defaults to every result table's rows (:func:`fsbench.results.loading.load_rows`); the paper
-    values are ``configs/<paper>/paper_values.yaml``.
+    ``rows`` defaults to every result table under ``results_dir`` (diagnostics' included,
+    :func:`fsbench.results.loading.load_rows`); the paper values are ``values_path``, default
+    ``configs/<paper>/paper_values.yaml``.
     """
     rows = load_rows([results_dir]) if rows is None else rows
-    return paper_sections(paper, rows, Path(results_dir))
+    return paper_sections(paper, rows, Path(results_dir), values_path=values_path)
 
 
 def _wall(info: dict) -> str:
@@ -71,7 +74,9 @@ def runs_table(results_dir: Path) -> str:
     return md_table(["result", "experiment", "repeats", "wall", "fsbench commit", "started (UTC)"], rows)
 
 
-def analysis_section(results_dir: Path) -> list[str]:
+def analysis_section(results_dir: Path, root: Path | None = None) -> list[str]:
     """Write the stability and ground-truth tables beside every experiment under ``results_dir`` and
-    return the report's "Stability" and "Ground truth" sections."""
-    return analysis_markdown(write_experiment_tables(Path(results_dir)), Path(results_dir))
+    return the report's "Stability" and "Ground truth" sections (links relative to ``root``, default
+    ``results_dir``)."""
+    root = Path(root) if root is not None else Path(results_dir)
+    return analysis_markdown(write_experiment_tables(Path(results_dir)), root)

@@ -35,7 +35,6 @@ from fsbench.papers.cells import (
 from fsbench.papers.claims import FAILS, HOLDS, NOT_CHECKABLE, NOT_EVALUABLE, evaluate_claim
 from fsbench.papers.readings import ReadingsReport
 from fsbench.papers.sources import experiments_of
-from fsbench.papers.tables import pm
 from fsbench.papers.values import (
     DEFAULT_REPEATS,
     card_note,
@@ -43,6 +42,7 @@ from fsbench.papers.values import (
     paper_values_path,
     read_configs,
 )
+from fsbench.results.paper_values import pm
 from fsbench.results.tables import md_table
 
 _MARK = {HOLDS: "✓", FAILS: "✗", NOT_EVALUABLE: "?", NOT_CHECKABLE: "–"}

@@ -33,7 +33,8 @@ import yaml
 
 import fsbench
 from fsbench.config_files import BASE_KEY, ConfigError, config_layers, merge_config
-from fsbench.papers.tables import read_paper_values, split_defaults
+from fsbench.data.cards import cards_dir
+from fsbench.results.paper_values import read_paper_values, split_defaults
 
 #: File name of a paper's machine-readable values, in ``configs/<paper>/``.
 PAPER_VALUES = "paper_values.yaml"
@@ -47,7 +48,7 @@ def paper_values_path(paper: str, base: Path | None = None) -> Path:
     Parameters
     ----------
     paper : str
-        Paper id, e.g. ``"ramona2012"``.
+        Paper id: the name of its folder under ``base`` (``configs/<paper>/``).
     base : Path, optional
         Directory holding the paper directories; default ``<repository>/configs``.
 
@@ -100,8 +101,6 @@ def _yaml_load(text: str) -> Any:
 
 
 def _cards_dir() -> Path:
-    from fsbench.data.cards import cards_dir
-
     return cards_dir()
 
 

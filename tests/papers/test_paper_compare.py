@@ -8,6 +8,7 @@ and the report end to end on a temporary results directory.
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +20,7 @@ from scipy import stats
 from fsbench.papers.cells import compare_table, judge_with_std, method_frame, normalise_row, to_paper_unit
 from fsbench.papers.claims import FAILS, HOLDS, NOT_CHECKABLE, NOT_EVALUABLE, evaluate_check, evaluate_claim
 from fsbench.papers.render import paper_sections
-from fsbench.papers.tables import split_defaults
+from fsbench.results.paper_values import split_defaults
 from fsbench.papers.values import config_defaults, load_paper_values, paper_values_path, read_configs
 from fsbench.results.schema import RESULT_COLUMNS
 
@@ -486,8 +487,11 @@ def test_report_end_to_end(tmp_path):
             )
         ),
     )
-    (res_dir / "REPORT_notes.md").write_text("## Why our numbers differ (hand-written)\n\nBecause.\n")
-    r = cli("report", res_dir, "--paper", "ramona2012")
+    # the paper folder, copied: its own hand-written notes.md (a folder is given by its path)
+    folder = tmp_path / "configs" / "ramona2012"
+    shutil.copytree(RAMONA, folder)
+    (folder / "notes.md").write_text("## Why our numbers differ (hand-written)\n\nBecause.\n")
+    r = cli("report", res_dir, "--paper", folder)
     assert r.exit_code == 0, r.stderr
     text = (res_dir / "REPORT.md").read_text()
     head = text[: text.index("## Paper vs ours")]

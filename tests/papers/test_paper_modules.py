@@ -1,5 +1,5 @@
-"""fsbench.papers.{values, sources, cells, checks, claims, readings, render, page}: the layering of the
-paper comparison.
+"""fsbench.papers.{values, sources, cells, checks, claims, readings, render, page, folder}: the layering of
+the paper comparison, and no module of the library named after a paper.
 
 The comparison is split by concern with imports flowing one way, page → render → readings → claims →
 checks → cells → sources → values, so that e.g. reading a paper's values does not pull in the Markdown
@@ -20,7 +20,7 @@ import fsbench
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Bottom to top: a module may import only the ones before it.
-LAYERS = ["values", "sources", "cells", "checks", "claims", "readings", "render", "page"]
+LAYERS = ["values", "sources", "cells", "checks", "claims", "readings", "render", "page", "folder"]
 PAPERS = ROOT / "fsbench" / "papers"
 
 
@@ -83,3 +83,13 @@ def test_importing_a_layer_loads_no_layer_above_it():
 
 # The Ramona report (and every other committed report) rendered deterministically from the committed
 # results: tests/papers/test_report_regenerate.py.
+
+
+def test_no_library_module_names_a_paper():
+    # papers are folders of data (configs/<paper>/, hooks.py included); the library serves any of them
+    papers = [p.parent.name for p in (ROOT / "configs").glob("*/paper_values.yaml")]
+    assert papers
+    for f in sorted((ROOT / "fsbench").rglob("*.py")):
+        text = f.read_text(encoding="utf-8")
+        named = [p for p in papers if p in text or p in f.stem]
+        assert not named, f"{f.relative_to(ROOT)} names {named}"

@@ -1,9 +1,9 @@
-"""The paper modules of the one pipeline (``fsbench.papers``, ``fsbench.diagnostics``) on tiny inputs.
+"""The papers' report hooks (``configs/<paper>/hooks.py``), diagnostics and helpers on tiny inputs.
 
-Replaces the tests of the removed ``fsbench.experiments`` scripts: Paul 2015 (Kuncheva index, k grid,
-clinical-kernel SVM), Ring 2015 (Fig. 1 toy, subset searches, report helpers), Xu 2011 (TAKES Table 2
-reconstruction, timing, Figs. 2–3 and the report), Liu 2011 (KIFE projection), the Ramona Table II pixel
-bound, and the TAKES/KIFE paper values. Everything runs on synthetic data (no dataset mirror needed).
+Paul 2015 (Kuncheva index, k grid, clinical-kernel SVM), Ring 2015 (Fig. 1 toy, subset searches, report
+helpers), Xu 2011 (TAKES Table 2 reconstruction, timing, Figs. 2–3 and the report), Liu 2011 (KIFE
+projection), the Ramona Table II pixel bound, and the TAKES/KIFE paper values. The hooks are loaded by file
+path, as ``fsbench report`` loads them. Everything runs on synthetic data (no dataset mirror needed).
 """
 
 from __future__ import annotations
@@ -29,14 +29,19 @@ from fsbench.diagnostics.usps_pixel_bound import (
     paper_table2,
     render,
 )
-from fsbench.papers import paul2015, ring2015, takes_figures, takes_kife, takes_timing
-from fsbench.papers.tables import paper_cells, read_paper_values
+from fsbench.papers.folder import load_hooks
+from fsbench.results.paper_values import paper_cells, read_paper_values
+from fsbench.papers.timing import load_timing, plot_timing, slopes, timing_table
 from fsbench.protocol import _metrics
+from fsbench.report import write_report
 from fsbench.run.engine import run_experiment
 
 TAKES_CFG = REPO / "configs" / "takes2011"
 KIFE_CFG = REPO / "configs" / "kife2011"
 RAMONA_CFG = REPO / "configs" / "ramona2012"
+paul2015 = load_hooks(REPO / "configs" / "paul2015" / "hooks.py")
+ring2015 = load_hooks(REPO / "configs" / "ring2015" / "hooks.py")
+takes_hooks = load_hooks(TAKES_CFG / "hooks.py")
 
 
 def _write(path: Path, cfg: dict) -> Path:
@@ -293,14 +298,14 @@ def test_takes_timing_from_a_tiny_run(tmp_path, pinned_commit):
         "selectors": [{"name": n, "label": n.upper()} for n in ("kobl", "kgs", "takes")],
     }
     _run(cfg, tmp_path / "tt.yaml", tmp_path / "tt")
-    df = takes_timing.load_timing(tmp_path / "tt")
+    df = load_timing(tmp_path / "tt")
     assert set(df["learner"]) == {"kobl", "kgs", "takes"} and len(df) == 6  # one row per task
     assert (df["fit_cpu_s"] >= 0).all() and (df["basis_dim"] >= 1).all()
     kgs = df[df["learner"] == "kgs"].set_index("n_train")["basis_dim"]
     assert kgs.to_dict() == {20: 20, 40: 40}  # KGS: one basis vector per training point
-    med, md = takes_timing.table(df, 10)
+    med, md = timing_table(df, 10, takes_hooks.LABELS, takes_hooks.COMPLEXITY)
     assert len(med) == 6 and "slope (N ≥ 10)" in md and "| KGS | O(N³) |" in md
-    written = takes_timing.plot(df, tmp_path / "tt" / "timing")
+    written = plot_timing(df, tmp_path / "tt" / "timing", takes_hooks.LABELS)
     assert all(p.exists() for p in written) and {p.suffix for p in written} == {".png", ".pdf"}
 
 
@@ -313,7 +318,7 @@ def test_takes_timing_slopes_are_the_log_log_exponents():
             "fit_cpu_s": np.concatenate([1e-6 * n**2, 1e-9 * n**3]),
         }
     )
-    sl = takes_timing.slopes(df, 200).set_index("learner")
+    sl = slopes(df, 200).set_index("learner")
     assert sl.loc["kobl", "slope"] == pytest.approx(2.0) and sl.loc["kgs", "slope"] == pytest.approx(3.0)
     assert (sl["n_points"] == 3).all()  # N >= 200 only
 
@@ -363,7 +368,7 @@ def test_takes_figures_and_report_from_tiny_runs(tmp_path, pinned_commit):
         "protocol": {**TINY_SPLIT["protocol"], "classifier": "knn", "n_features": [1, 2, 5, 10]},
     }
     _run(fig, tmp_path / "fig.yaml", results / "fig23_gamma_median")
-    s = takes_figures.run(results / "fig23_gamma_median")
+    s = takes_hooks.draw_figures(results / "fig23_gamma_median")
     assert set(s["method"]) == {"KNNC", "TAKES", "KGS+KFFS", "FSKGS", "KDA"}
     knnc = s[s["method"] == "KNNC"].iloc[0]
     assert knnc["dim_min"] == 52 and np.isnan(knnc["acc_best_mean"])  # all 52 inputs, no curve
@@ -373,7 +378,7 @@ def test_takes_figures_and_report_from_tiny_runs(tmp_path, pinned_commit):
     t2 = {**TINY_SPLIT, "name": "takes2011_table2", "diagnostic": "takes_reconstruction"}
     _run(t2, tmp_path / "t2.yaml", results / "table2_reconstruction", kind="diagnostic")
 
-    path = takes_kife.write("takes2011", results=results, configs=TAKES_CFG)
+    path = write_report(results, TAKES_CFG)
     text = path.read_text()
     assert path == results / "REPORT.md"
     # the engine: the rule and the counts at the top, every claim of paper_values.yaml through the DSL
@@ -402,7 +407,7 @@ def test_kife_report_with_a_projection_run(tmp_path, pinned_commit):
         "selectors": [{"name": "gda", "label": "GDA"}],
     }
     _run(cfg, tmp_path / "kp.yaml", results / "fig2_projection", kind="diagnostic")
-    text = takes_kife.write("kife2011", results=results, configs=KIFE_CFG).read_text()
+    text = write_report(results, KIFE_CFG).read_text()
     assert "**The agreement rule**" in text and "## Table II — every run" in text
     assert "not available" in text  # no tab2_* runs here
     assert "## Fig. 2 — 2-D projections" in text and "| GDA |" in text
@@ -467,5 +472,5 @@ def test_takes_report_with_a_subset_of_learners(tmp_path, pinned_commit):
         "settings": {"gammas": ["median"], "learners": ["kobl", "kgs"]},
     }
     _run(t2, tmp_path / "t2.yaml", results / "table2_reconstruction", kind="diagnostic")
-    text = takes_kife.write("takes2011", results=results, configs=TAKES_CFG).read_text()
+    text = write_report(results, TAKES_CFG).read_text()
     assert "## Table 2 in detail — reconstruction cost E(M) and Dim" in text

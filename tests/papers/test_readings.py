@@ -22,7 +22,7 @@ from fsbench.papers.readings import (
     reading_table,
     substitutions,
 )
-from fsbench.papers.tables import read_paper_values
+from fsbench.results.paper_values import read_paper_values
 from fsbench.papers.values import read_configs
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,11 +1,12 @@
 """Every committed ``results/<paper>/REPORT.md`` regenerates byte-identically from the committed CSVs,
-and ``fsbench report results/<paper> --paper <paper> --html`` writes a self-contained page for each of
-the five papers.
+and ``fsbench report results/<paper> --paper configs/<paper> --html`` writes a self-contained page for
+each of the five papers.
 
-Only the inputs are copied to a temporary directory (``results.csv``, ``rankings.csv``, ``run.json`` and
-the hand-written ``REPORT_notes.md``): every derived file — summaries, figures, stability and ground-truth
-tables — is rebuilt by the report, in a fresh interpreter with another string-hash seed, so that an
-order taken from a set or a path relative to the working directory would show as a difference.
+Only the inputs are copied to a temporary directory (``results.csv``, ``rankings.csv`` and ``run.json``;
+the paper folder ``configs/<paper>`` — values, notes, layout, hooks — is read where it is): every derived
+file — summaries, figures, stability and ground-truth tables — is rebuilt by the report, in a fresh
+interpreter with another string-hash seed, so that an order taken from a set or a path relative to the
+working directory would show as a difference.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from results_helpers import read_self_contained_page
 import fsbench
 
 ROOT = Path(__file__).resolve().parents[2]
-INPUTS = {"results.csv", "rankings.csv", "run.json", "REPORT_notes.md"}
+INPUTS = {"results.csv", "rankings.csv", "run.json"}
 #: Sections every paper's page has (``## `` headings of REPORT.md, then the HTML's own analyses).
 COMMON = ["Paper vs ours: {paper}", "Stability of the selected subsets", "Provenance"]
 EXTRA = {
@@ -62,10 +63,11 @@ def test_committed_report_regenerates_and_its_html_is_self_contained(paper, tmp_
     if not (src / "REPORT.md").is_file():
         pytest.skip(f"no committed report for {paper}")
     dst = tmp_path / paper
+    folder = ROOT / "configs" / paper  # the paper folder, given as a path (a bare name works too)
     _inputs_copy(src, dst)
     assert not (dst / "REPORT.md").exists()
     res = subprocess.run(
-        [sys.executable, "-m", "fsbench.cli", "report", str(dst), "--paper", paper, "--html"],
+        [sys.executable, "-m", "fsbench.cli", "report", str(dst), "--paper", str(folder), "--html"],
         env=_env(),
         cwd=ROOT,  # diagnostics' run.json name their config relative to the repository
         capture_output=True,

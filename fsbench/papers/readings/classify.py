@@ -12,7 +12,7 @@ from typing import Any
 
 from fsbench.papers.cells import CellResult, ours_text
 from fsbench.papers.readings.declared import Reading, reading_table
-from fsbench.papers.tables import pm
+from fsbench.results.paper_values import pm
 
 EXPLAINED = "explained"
 INCONSISTENT = "paper inconsistent"

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from fsbench.papers.cells import CellResult
-from fsbench.papers.tables import split_defaults
 from fsbench.papers.values import ConfigInfo, _entries, _entry_name, _first_sentence, read_card
+from fsbench.results.paper_values import split_defaults
 
 
 @dataclass(frozen=True)

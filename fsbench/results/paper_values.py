@@ -1,4 +1,5 @@
-"""Small helpers shared by the reports: mean ± std cells, ``[D]`` items, paper values (Markdown tables:
+"""Reading a paper's ``paper_values.yaml`` and small cell helpers (mean ± std cells, ``[D]`` items), shared by
+the paper reports and by the diagnostics that print a paper's numbers beside theirs (Markdown tables:
 :func:`fsbench.results.tables.md_table`)."""
 
 from __future__ import annotations

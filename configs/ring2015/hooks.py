@@ -1,33 +1,32 @@
-r"""Ring & Eskofier 2015 (branch-and-bound in RKHS): the report.
+r"""Report hooks of Ring & Eskofier 2015 (branch-and-bound in RKHS).
 
-The experiments are ``fsbench run`` configs: ``configs/ring2015/fig1_toy.yaml`` (which pair of the Fig. 1
-toy B&B chooses, d = 2, per criterion) and ``configs/ring2015/uci.yaml`` (B&B with the RKHS criteria and
-the exhaustive wrapper on two-class UCI sets, d = 2..5). The subset searches are fitted once per d = S by
-the protocol, which records the chosen ``subset``, ``n_evaluations`` and ``criterion_value`` as result
-columns. This module reads the two ``results.csv`` files and writes ``fig1_summary.csv``,
-``uci_summary.csv``, ``plots/fig1_data.png``, ``plots/uci_accuracy.png``, ``plots/uci_runtime.png`` and
-``REPORT.md`` into ``results/ring2015``: the paper comparison of :mod:`fsbench.papers.page` (the agreement
-rule, no comparable cell — our copy of the paper stops before its experiments — and the claims of the
-abstract and of Fig. 1's caption checked in the claim DSL of ``configs/ring2015/paper_values.yaml``), the
-generated tables, the hand-written ``REPORT_notes.md``, and the stability and ground-truth sections.
+Loaded by file path by ``fsbench report RESULTS --paper configs/ring2015`` (see
+:mod:`fsbench.papers.folder`). The experiments are ``fig1_toy.yaml`` (which pair of the Fig. 1 toy B&B
+chooses, d = 2, per criterion) and ``uci.yaml`` (B&B with the RKHS criteria and the exhaustive wrapper on
+two-class UCI sets, d = 2..5). The subset searches are fitted once per d = S by the protocol, which records
+the chosen ``subset``, ``n_evaluations`` and ``criterion_value`` as result columns. :func:`sections` reads
+the two ``results.csv`` files, writes ``fig1_summary.csv``, ``uci_summary.csv``, ``plots/fig1_data.png``,
+``plots/uci_accuracy.png`` and ``plots/uci_runtime.png`` into the results directory and returns the
+"Generated tables" section.
 """
 
 from __future__ import annotations
 
-import json
 from math import comb
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from fsbench.papers.page import analysis_section, comparison
+from fsbench.data import open_dataset
+from fsbench.papers.folder import ReportContext
+from fsbench.results.loading import read_results, read_run
 from fsbench.results.tables import md_table
 
 
 def _ok(path: Path) -> pd.DataFrame:
     # subset stays text ("0 1"); numeric columns keep NaN for the empty cells (e.g. the baseline's)
-    df = pd.read_csv(path, dtype={"subset": str})
+    df = read_results(path)
     df["subset"] = df["subset"].fillna("")
     return df[df["status"] == "ok"].copy()
 
@@ -106,12 +105,10 @@ def speedups(uci: pd.DataFrame) -> dict[str, float]:
 
 
 def _plots(uci_s: pd.DataFrame, out: Path, seed: int) -> list[Path]:
-    import matplotlib
+    import matplotlib  # noqa: I001  (kept out of start-up until a figure is drawn)
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
-    from fsbench.data import open_dataset
 
     (out / "plots").mkdir(parents=True, exist_ok=True)
     written = []
@@ -162,18 +159,17 @@ def _plots(uci_s: pd.DataFrame, out: Path, seed: int) -> list[Path]:
     return written
 
 
-def report(results: Path) -> Path:
-    """Write the summaries, plots and ``REPORT.md`` into ``results`` (``results/ring2015``)."""
-    results = Path(results)
-    summary, claims = comparison("ring2015", results)
-    lines = ["# Ring & Eskofier 2015 — branch-and-bound in RKHS", "", *summary, "## Generated tables", ""]
+def sections(ctx: ReportContext) -> list[str]:
+    """Write the summaries and plots into the results directory; return the "Generated tables" section."""
+    results = ctx.results_dir
+    lines = ["## Generated tables", ""]
     seed = 2015
     fdir, udir = results / "fig1_toy", results / "uci"
     if (fdir / "results.csv").exists():
-        info = json.loads((fdir / "run.json").read_text())
+        info = read_run(fdir)
         seed = int(info["effective_config"].get("seed", seed))
         lines += [str(info["effective_config"].get("notes", "")).strip(), ""]
-        fs = fig1_summary(_ok(fdir / "results.csv"))
+        fs = fig1_summary(_ok(fdir))
         fs.to_csv(results / "fig1_summary.csv", index=False, float_format="%.6g")
         rows = [
             [
@@ -208,9 +204,9 @@ def report(results: Path) -> Path:
         ]
     uci_s = pd.DataFrame()
     if (udir / "results.csv").exists():
-        info = json.loads((udir / "run.json").read_text())
+        info = read_run(udir)
         lines += [str(info["effective_config"].get("notes", "")).strip(), ""]
-        uci = _ok(udir / "results.csv")
+        uci = _ok(udir)
         uci_s = uci_summary(uci)
         uci_s.to_csv(results / "uci_summary.csv", index=False, float_format="%.6g")
         rows = []
@@ -243,12 +239,9 @@ def report(results: Path) -> Path:
             lines += [f"- {k}: {v:.1f}×" for k, v in sp.items()]
             lines.append("")
     _plots(uci_s, results, seed)
-    lines += ["![Fig. 1 data](plots/fig1_data.png)", ""]
+    plots = results / "plots"
+    lines += [f"![Fig. 1 data]({ctx.rel(plots / 'fig1_data.png')})", ""]
     if not uci_s.empty:
-        lines += ["![accuracy](plots/uci_accuracy.png)", "", "![runtime](plots/uci_runtime.png)", ""]
-    notes = results / "REPORT_notes.md"
-    if notes.exists():
-        lines += [notes.read_text()]
-    lines += [claims, "", *analysis_section(results)]
-    (results / "REPORT.md").write_text("\n".join(lines) + "\n")
-    return results / "REPORT.md"
+        lines += [f"![accuracy]({ctx.rel(plots / 'uci_accuracy.png')})", ""]
+        lines += [f"![runtime]({ctx.rel(plots / 'uci_runtime.png')})", ""]
+    return lines

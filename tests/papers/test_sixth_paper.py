@@ -1,0 +1,146 @@
+"""A made-up sixth paper, built in a temporary directory, gets its report with no change to ``fsbench/``.
+
+A paper is a folder of data: one tiny ``fsbench run`` config and a ``paper_values.yaml`` with one printed
+table and one claim. ``fsbench run`` then ``fsbench report RESULTS --paper FOLDER`` must give the paper
+comparison (the summary counts, the table's cell with a verdict, the claim's verdict); a ``notes.md``
+and a ``hooks.py`` in the folder are placed where the folder's ``report`` layout says.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from fsbench.cli import app
+
+CONFIG = """
+name: sixth_toy
+description: "Table I — a linear toy, error at S = 2"
+seed: 6
+dataset: weston_linear
+kernel: linear
+selectors: [all, fisher, arom]
+protocol:
+  n_train: [40]
+  n_test: 200
+  repeats: 3
+  n_features: [2, 4]  # [D] the grid of Table I
+"""
+
+VALUES = """
+paper: sixth
+title: "A sixth paper"
+citation: "A. Author, Journal of Made-up Results 6:1-6, 2026"
+schema_version: 1
+tables:
+  - id: table1
+    number: I
+    caption: "Error rates on the linear toy"
+    experiment: sixth_toy
+    metric: error
+    unit: "%"
+    statistic: mean ± std over 3 draws
+    cells:
+      - {dataset: weston_linear, kernel: linear, S: 2, method: fisher, value: 15.0, std: 5.0}
+      - {dataset: weston_linear, kernel: linear, S: 2, method: arom, value: 12.0, std: 4.0}
+figures: []
+claims:
+  - id: fisher_finds_signal
+    table: table1
+    source: "4"
+    quote: "Fisher is far better than chance with two features."
+    statement: "Fisher's error at S = 2 is below 40 % (chance is 50 %)."
+    checks:
+      - {kind: below, selectors: [fisher], x: n_features, range: [2, 2], value: 40}
+"""
+
+HOOKS = """
+def sections(ctx):
+    n = len(ctx.rows)
+    return ["## Extra section from hooks.py", "", f"{n} result rows under {ctx.results_dir.name}.", ""]
+"""
+
+
+def _cli(args: list[str]) -> str:
+    res = CliRunner().invoke(app, args, catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    return res.output
+
+
+@pytest.fixture(scope="module")
+def sixth(tmp_path_factory) -> tuple[Path, Path]:
+    """(paper folder, results directory) of the made-up paper, run once."""
+    tmp = tmp_path_factory.mktemp("sixth")
+    paper = tmp / "configs" / "sixth"
+    paper.mkdir(parents=True)
+    (paper / "toy.yaml").write_text(CONFIG)
+    (paper / "paper_values.yaml").write_text(VALUES)
+    results = tmp / "results"
+    _cli(["run", str(paper / "toy.yaml"), "--out", str(results / "toy"), "--no-progress"])
+    return paper, results
+
+
+def test_sixth_paper_report_has_the_comparison_and_the_claim_verdict(sixth):
+    paper, results = sixth
+    out = _cli(["report", str(results), "--paper", str(paper)])
+    text = (results / "REPORT.md").read_text()
+    assert str(results / "REPORT.md") in out
+    assert text.startswith("# Report: results\n")
+    assert "## Comparison with the paper sixth — summary" in text
+    assert "## Paper vs ours: sixth" in text and "_A. Author, Journal of Made-up Results" in text
+    # the table: one row per printed cell, each with our number and a verdict
+    assert "### Table I — Error rates on the linear toy (`sixth_toy`)" in text
+    table = text[text.index("### Table I — Error rates") : text.index("### Claims")]
+    cells = [ln for ln in table.splitlines() if ln.startswith("| weston_linear, linear, S = 2 |")]
+    assert [ln.split(" | ")[1] for ln in cells] == ["fisher", "arom"], cells
+    assert all(re.search(r"\| [✓✗] [^|]+ \|$", ln) for ln in cells), cells
+    m = re.search(r"Table cells: (\d+) of (\d+) comparable cells agree", text)
+    assert m and m.group(2) == "2"
+    # the claim: evaluated on the run (fisher at S = 2 is far from chance on the linear toy)
+    assert "`fisher_finds_signal`" in text
+    assert "**Claims: 1 hold, 0 do not hold, 0 not evaluable**" in text
+    # the config's [D] choice is listed under the substitutions; the experiment's own section follows
+    assert "[D] the grid of Table I" in text
+    assert "## sixth_toy" in text and "## Stability of the selected subsets" in text
+
+
+def test_sixth_paper_notes_hooks_and_layout_are_data_of_the_folder(sixth, tmp_path):
+    paper, results = sixth
+    folder = tmp_path / "sixth"
+    folder.mkdir()
+    for f in paper.iterdir():
+        (folder / f.name).write_text(f.read_text())
+    (folder / "notes.md").write_text("## Why we differ (hand-written)\n\nBecause of three draws.\n")
+    (folder / "hooks.py").write_text(HOOKS)
+    with (folder / "paper_values.yaml").open("a") as fh:
+        fh.write('report:\n  title: "Sixth et al. 2026"\n  sections: [summary, hooks, notes, comparison]\n')
+    out = tmp_path / "R.md"
+    _cli(["report", str(results), "--paper", str(folder), "--out", str(out)])
+    text = out.read_text()
+    assert text.startswith("# Sixth et al. 2026\n")
+    order = [
+        "## Comparison with the paper sixth — summary",
+        "## Extra section from hooks.py",
+        "## Why we differ (hand-written)",
+        "## Paper vs ours: sixth",
+    ]
+    at = [text.index(h) for h in order]
+    assert at == sorted(at), at
+    n_rows = 3 * (1 + 2 + 2)  # repeats × (all at D, fisher and arom at two S)
+    assert f"{n_rows} result rows under results." in text
+    # sections left out of the layout are not written
+    assert "## sixth_toy" not in text and "Stability of the selected subsets" not in text
+
+
+def test_unknown_paper_and_unknown_section_are_one_line_errors(sixth, tmp_path):
+    paper, results = sixth
+    res = CliRunner().invoke(app, ["report", str(results), "--paper", str(tmp_path / "nope")])
+    assert res.exit_code == 2 and "no paper values for" in res.output
+    folder = tmp_path / "bad"
+    folder.mkdir()
+    (folder / "paper_values.yaml").write_text(VALUES + "report:\n  sections: [summary, appendix]\n")
+    res = CliRunner().invoke(app, ["report", str(results), "--paper", str(folder)])
+    assert res.exit_code == 2 and "unknown report section(s) ['appendix']" in res.output
