@@ -2,7 +2,7 @@
 
 Every problem is reported as a :class:`ConfigError` whose message is one line naming the file,
 the key path (``protocol.n_train[2]``) and what was expected, so the CLI can print it and exit 2
-before any work starts. The README documents every key with an annotated example.
+before any work starts. docs/config.md documents every key with an annotated example.
 
 The file must be UTF-8 YAML with no repeated key in a mapping (PyYAML would silently keep the last
 one, e.g. of two ``protocol:`` blocks); numbers (C, gamma, degree, offset, scale) must be finite.

@@ -1,4 +1,4 @@
-"""Find and read result directories (schema: :mod:`fsbench.results.schema`, README "Result files").
+"""Find and read result directories (schema: :mod:`fsbench.results.schema`, docs/results.md).
 
 A *result directory* holds ``results.csv`` and usually ``rankings.csv`` and ``run.json``. A path given
 by the user is either such a directory or a parent of several (searched recursively), as for

@@ -1,5 +1,5 @@
 """The results schema: the columns of ``results.csv`` and ``rankings.csv``, their version, and the name of
-the all-features baseline (README "Result files").
+the all-features baseline (docs/results.md).
 
 A leaf module (no fsbench import): the run store writes these columns, :mod:`fsbench.results.loading`
 reads them, and the analyses, reports and diagnostics name them from here.
@@ -11,7 +11,7 @@ from __future__ import annotations
 #: version-1 tables get them empty).
 SCHEMA_VERSION = 2
 
-#: Column order of results.csv (documented in README "Result files").
+#: Column order of results.csv (documented in docs/results.md).
 RESULT_COLUMNS = [
     "schema_version",
     "experiment",

@@ -1,6 +1,6 @@
 """Config → tasks → parallel execution → durable, resumable result store. Knows no algorithm.
 
-Output directory layout (schema version :data:`fsbench.results.schema.SCHEMA_VERSION`, see README):
+Output directory layout (schema version :data:`fsbench.results.schema.SCHEMA_VERSION`, see docs/results.md):
 
 ``run.json``
     effective config (after command-line overrides), its sha256, fsbench git commit, package
