@@ -239,6 +239,13 @@ def _build_report(paper: Paper) -> Path:
         return write_paper_report(paper)
 
 
+def _build_paper(paper: Paper, dirs: list[Path]) -> Path:
+    """Draw every result directory of a paper folder, then write its report."""
+    for d in dirs:
+        build_result_dir(d, paper.configs)
+    return _build_report(paper)
+
+
 def clean(paper: Paper) -> list[Path]:
     """Delete every derived file of the paper folder and the folders left empty; return the files."""
     files = derived_files(paper.results)
@@ -282,7 +289,8 @@ def build(
     papers : list of str or None
         Paper folders to build; ``None``: every one.
     jobs : int
-        Worker processes; result directories are built in parallel, then the papers' reports.
+        Worker processes (joblib): the largest paper's result directories in parallel, then its report
+        beside the other papers.
     log : callable or None
         Receives one line per step.
 
@@ -309,16 +317,17 @@ def build(
     for paper in found:
         removed = clean(paper)
         say(f"{paper.name}: {len(removed)} derived files removed")
-    # 1. every result directory, in parallel over all papers (the largest first keeps both workers busy)
-    work = [(d, p.configs) for p in found for d in find_result_dirs([p.results])]
-    work.sort(key=lambda w: -(w[0] / "results.csv").stat().st_size)
-    Parallel(n_jobs=jobs)(delayed(build_result_dir)(d, c) for d, c in work)
-    say(f"{len(work)} result directories drawn")
-    # 2. the reports (each reads its result directories' figures, writes stability and ground truth)
-    order = sorted(found, key=lambda p: -len(find_result_dirs([p.results])))
-    reports = Parallel(n_jobs=jobs)(delayed(_build_report)(p) for p in order)
-    for p, r in zip(order, reports):
-        say(f"{p.name}: {r}")
+    # The paper with the most result directories sets the wall time: its directories are drawn first by
+    # every worker, then its report (the longest step) runs beside the other papers, each drawn and
+    # reported by one worker.
+    dirs = {p.name: find_result_dirs([p.results]) for p in found}
+    first, *rest = sorted(found, key=lambda p: (-len(dirs[p.name]), p.name))
+    Parallel(n_jobs=jobs)(delayed(build_result_dir)(d, first.configs) for d in dirs[first.name])
+    say(f"{first.name}: {len(dirs[first.name])} result directories drawn ({time.perf_counter() - t0:.0f} s)")
+    tasks = [delayed(_build_report)(first)]
+    tasks += [delayed(_build_paper)(p, dirs[p.name]) for p in rest]
+    for p, report in zip([first, *rest], Parallel(n_jobs=jobs)(tasks)):
+        say(f"{p.name}: {report}")
     summary = BuildSummary(papers=[p.name for p in found])
     summary.written = {p.name: derived_files(p.results) for p in found}
     summary.skipped = sorted(d for d in results_root.iterdir() if d.is_dir() and d.name not in summary.papers)
