@@ -41,11 +41,18 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 from joblib import Parallel, delayed
+from matplotlib.figure import Figure
+from matplotlib.image import imread
 
+from fsbench.config import Experiment, load_experiment, parse_experiment
+from fsbench.diagnostics.registry import get_diagnostic
+from fsbench.plots import plot_results
 from fsbench.report import write_report
 from fsbench.results.loading import find_result_dirs, is_diagnostic, read_run
 from fsbench.results.tables import figure_metadata
+from fsbench.run.engine import unfinished_runs
 
 #: Files a run writes into its result directory: read by the build, never written.
 INPUT_FILES = frozenset({"results.csv", "rankings.csv", "run.json"})
@@ -186,8 +193,6 @@ def fixed_figure_metadata() -> Iterator[None]:
     """While active, every ``Figure.savefig`` without explicit metadata writes
     :func:`fsbench.results.tables.figure_metadata` (no date, no version): the build's figures have the
     same bytes on every rebuild, whichever module draws them."""
-    from matplotlib.figure import Figure  # matplotlib only when figures are drawn
-
     original = Figure.savefig
 
     def savefig(self, fname, *args, **kwargs):
@@ -208,12 +213,10 @@ def write_paper_report(paper: Paper) -> Path:
     return write_report(paper.results, paper=paper.name if paper.compared else None)
 
 
-def _diagnostic_experiment(result_dir: Path, configs: Path):
+def _diagnostic_experiment(result_dir: Path, configs: Path) -> Experiment:
     """The diagnostic's experiment as it ran: ``run.json``'s effective config (the config file named by
     ``run.json`` in ``configs`` where the effective config is missing), with its source in ``configs``
     (settings such as ``paper_values`` are relative to it)."""
-    from fsbench.config import load_experiment, parse_experiment
-
     run = read_run(result_dir)
     source = configs / Path(str(run.get("config_file") or f"{result_dir.name}.yaml")).name
     if run.get("effective_config"):
@@ -224,9 +227,6 @@ def _diagnostic_experiment(result_dir: Path, configs: Path):
 def build_result_dir(result_dir: Path, configs: Path) -> list[Path]:
     """Write the derived files of one result directory: its figures and CPU-time tables, or a
     diagnostic's rendering (stability and ground truth come with the report)."""
-    from fsbench.diagnostics.registry import get_diagnostic
-    from fsbench.plots import plot_results  # matplotlib: only the build and `plot` need it
-
     with fixed_figure_metadata():
         if is_diagnostic(result_dir):
             exp = _diagnostic_experiment(result_dir, configs)
@@ -259,8 +259,6 @@ def clean(paper: Paper) -> list[Path]:
 
 def check_finished(papers: list[Paper]) -> None:
     """Refuse a run that has not finished all its tasks: its tables are partial (BuildError)."""
-    from fsbench.run.engine import unfinished_runs
-
     for paper in papers:
         partial = unfinished_runs(paper.results)
         if partial:
@@ -353,9 +351,6 @@ def copy_inputs(src: Path, dst: Path) -> int:
 
 def same_picture(a: Path, b: Path) -> bool:
     """Whether two PNG files decode to the same pixels (same size, every value equal)."""
-    import numpy as np
-    from matplotlib.image import imread  # matplotlib only when two PNG files differ
-
     return bool(np.array_equal(imread(a), imread(b)))
 
 

@@ -412,8 +412,9 @@ def build(
     ] = None,
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Parallel worker processes.")] = 1,
 ) -> None:
-    """Regenerate every derived file (figures, CPU tables, stability, ground truth, reports) from the
-    committed results.csv / rankings.csv / run.json; runs no task."""
+    """Delete and regenerate every derived file of results/<paper>/ (figures, CPU tables, stability,
+    ground truth, diagnostics' tables, REPORT.md) from its results.csv / rankings.csv / run.json; runs
+    no task."""
     from fsbench.build import BuildError, build_copy, check_build
     from fsbench.build import build as do_build
 
@@ -435,6 +436,9 @@ def build(
         _fail(str(exc))
     n = sum(len(v) for v in summary.written.values())
     typer.echo(f"built {', '.join(summary.papers)}: {n} derived files in {summary.seconds:.0f} s")
+    if summary.skipped:
+        names = ", ".join(d.name for d in summary.skipped)
+        typer.echo(f"not built (no folder of the same name in {configs}): {names}")
 
 
 @app.command()
