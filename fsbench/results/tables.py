@@ -39,7 +39,7 @@ def write_table(df: pd.DataFrame, stem: Path, title: str, note: str = "", digits
 
 #: Metadata of a saved figure, per format: matplotlib would otherwise write its version (PNG ``Software``,
 #: PDF ``Creator`` and ``Producer``) and the date (PDF ``CreationDate``); without them the same figure
-#: gives the same bytes whenever and with whichever matplotlib it is drawn.
+#: gives the same bytes whenever it is drawn (by the same matplotlib).
 FIGURE_METADATA: dict[str, dict[str, None]] = {
     "png": {"Software": None},
     "pdf": {"Creator": None, "Producer": None, "CreationDate": None},
