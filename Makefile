@@ -8,7 +8,7 @@ JOBS   ?= 2
 export FSBENCH_DATA_DIR ?= $(if $(wildcard ../shared/datasets),$(abspath ../shared/datasets),)
 export MPLBACKEND := Agg
 
-.PHONY: help install demo test test-fast lint format bench bench-scale reproduce-quick reproduce-all clean
+.PHONY: help install demo test test-fast lint format bench bench-scale reproduce-quick reproduce-all build check-build clean
 
 help:
 	@echo "make demo            venv + install + run the Weston nonlinear toy (5 repeats) + plot"
@@ -17,7 +17,9 @@ help:
 	@echo "make bench           speed benchmarks -> benchmarks/results/ (scaling benchmark up to N = 5,000)"
 	@echo "make bench-scale     scaling benchmark, full grid up to N = 50,000 (~10 min)"
 	@echo "make reproduce-quick every Ramona config, 3 repeats, coarse grids, without FSPP, into results/quick/"
-	@echo "make reproduce-all   every paper figure and table with the paper's repeats"
+	@echo "make reproduce-all   every paper figure and table with the paper's repeats, then make build"
+	@echo "make build           every figure, table and report under results/ from the committed run tables"
+	@echo "make check-build     rebuild them in a temporary directory and compare with the committed ones"
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -58,7 +60,8 @@ bench-scale: install
 # --- Reproductions: one target per YAML file under configs/<paper>/ (experiments run by `fsbench run`,
 # diagnostics — files with a `diagnostic:` key — by `fsbench diagnose`), derived from the files themselves:
 #   make reproduce-<paper>-<config stem>   -> results/<paper>/<config stem>/ (resumable: run it again to continue)
-#   make reproduce-<paper>                 every available config of the paper, then its REPORT.md
+#   make reproduce-<paper>                 every available config of the paper, then its build (figures,
+#                                          tables, REPORT.md: `fsbench build results --paper <paper>`)
 #   make report-<paper>                    REPORT.md from the committed tables (no computing); compared with
 #                                          the paper when configs/<paper>/paper_values.yaml exists
 #                                          (configs/scale/ is not a paper: a plain report)
@@ -88,7 +91,7 @@ $(foreach c,$(CONFIGS),$(eval $(call config_target,$(c))))
 define paper_target
 .PHONY: reproduce-$(1) report-$(1)
 reproduce-$(1): $(foreach c,$(filter-out $(UNAVAILABLE),$(filter configs/$(1)/%,$(CONFIGS))),$(call target_of,$(c)))
-	$(MAKE) --no-print-directory report-$(1)
+	$(BIN)/fsbench build results --configs configs --paper $(1) --jobs $(JOBS)
 report-$(1): install
 	$(BIN)/fsbench report results/$(1)$(if $(wildcard configs/$(1)/paper_values.yaml), --paper $(1))
 endef
@@ -103,7 +106,18 @@ reproduce-quick: install
 	  --jobs $(JOBS) --out results/quick/ramona2012/$(e) --no-progress &&) true
 	$(BIN)/fsbench report results/quick/ramona2012 --paper ramona2012
 
-reproduce-all: $(addprefix reproduce-,$(PAPERS))
+# Every paper's configs, then one build of every derived file (figures, CPU tables, stability, ground
+# truth, diagnostics' tables, REPORT.md) from the run tables: the per-paper report steps are not run.
+reproduce-all: $(foreach c,$(filter-out $(UNAVAILABLE),$(CONFIGS)),$(call target_of,$(c)))
+	$(MAKE) --no-print-directory build
+
+# Regenerate every derived file under results/ from results.csv / rankings.csv / run.json (no task runs).
+build: install
+	$(BIN)/fsbench build results --configs configs --jobs $(JOBS)
+
+# Rebuild a copy of the committed inputs in a temporary directory; fail on any derived file that differs.
+check-build: install
+	$(BIN)/fsbench build results --configs configs --check --jobs $(JOBS)
 
 clean:
 	rm -rf results/demo results/quick .pytest_cache

@@ -398,6 +398,59 @@ def report(
 
 @app.command()
 @user_errors
+def build(
+    results_root: Annotated[
+        Path, typer.Argument(help="The results tree: one folder per paper (configs/<paper>).")
+    ] = Path("results"),
+    configs: Annotated[Path, typer.Option(help="The configs tree: one folder per paper.")] = Path("configs"),
+    check: Annotated[
+        bool,
+        typer.Option(
+            "--check",
+            help="Build a copy of the inputs in a temporary directory and compare it with the files in "
+            "place (nothing in place is written); exit 1 on any difference.",
+        ),
+    ] = False,
+    out: Annotated[
+        Path | None,
+        typer.Option(help="Build a copy of the inputs into this new directory instead of in place (kept)."),
+    ] = None,
+    paper: Annotated[
+        list[str] | None, typer.Option("--paper", help="Only this paper folder (repeat); default: all.")
+    ] = None,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Parallel worker processes.")] = 1,
+) -> None:
+    """Delete and regenerate every derived file of results/<paper>/ (figures, CPU tables, stability,
+    ground truth, diagnostics' tables, REPORT.md) from its results.csv / rankings.csv / run.json; runs
+    no task."""
+    from fsbench.build import BuildError, build_copy, check_build
+    from fsbench.build import build as do_build
+
+    log = typer.echo if not check else None
+    try:
+        if check:
+            res = check_build(results_root, configs, paper, jobs=jobs, out=out)
+            typer.echo(res.summary())
+            for line in res.lines():
+                typer.echo(line)
+            if not res.ok:
+                raise typer.Exit(1)
+            return
+        if out is not None:
+            summary = build_copy(results_root, out, configs, paper, jobs=jobs, log=log)
+        else:
+            summary = do_build(results_root, configs, paper, jobs=jobs, log=log)
+    except BuildError as exc:
+        _fail(str(exc))
+    n = sum(len(v) for v in summary.written.values())
+    typer.echo(f"built {', '.join(summary.papers)}: {n} derived files in {summary.seconds:.0f} s")
+    if summary.skipped:
+        names = ", ".join(d.name for d in summary.skipped)
+        typer.echo(f"not built (no folder of the same name in {configs}): {names}")
+
+
+@app.command()
+@user_errors
 def compare(
     results_dirs: Annotated[list[Path], typer.Argument(help="Result directories (or parents of them).")],
     metric: Annotated[str, typer.Option(help="results.csv column to compare; lower is better.")] = "error",

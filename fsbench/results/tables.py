@@ -63,18 +63,31 @@ def write_table(df: pd.DataFrame, stem: Path, title: str, note: str = "", digits
     return [csv_path, md_path]
 
 
+#: Metadata of a saved figure, per format: matplotlib would otherwise write its version (PNG ``Software``,
+#: PDF ``Creator`` and ``Producer``) and the date (PDF ``CreationDate``); without them the same figure
+#: gives the same bytes whenever it is drawn (by the same matplotlib).
+FIGURE_METADATA: dict[str, dict[str, None]] = {
+    "png": {"Software": None},
+    "pdf": {"Creator": None, "Producer": None, "CreationDate": None},
+}
+
+
+def figure_metadata(path: Path, fmt: str | None = None) -> dict[str, None] | None:
+    """:data:`FIGURE_METADATA` of the format ``fmt`` (default: ``path``'s suffix); ``None`` for another
+    format (matplotlib's default)."""
+    return FIGURE_METADATA.get((fmt or Path(path).suffix.lstrip(".")).lower())
+
+
 def save_figure(fig, stem: Path, dpi: int = 120, tight: bool = True) -> list[Path]:
     """Save a matplotlib figure as ``stem.png`` and ``stem.pdf`` and close it (``tight``: crop to the drawn
-    content, legends outside the axes included)."""
+    content, legends outside the axes included); no date or version in the files (:data:`FIGURE_METADATA`)."""
     import matplotlib.pyplot as plt  # function-level: keeps matplotlib out of the start-up of table users
 
     stem.parent.mkdir(parents=True, exist_ok=True)
     out = []
     for ext in ("png", "pdf"):
         p = stem.with_suffix(f".{ext}")
-        # no creation date in the PDF: re-rendering the same figure gives the same bytes
-        meta = {"CreationDate": None} if ext == "pdf" else None
-        fig.savefig(p, dpi=dpi, bbox_inches="tight" if tight else None, metadata=meta)
+        fig.savefig(p, dpi=dpi, bbox_inches="tight" if tight else None, metadata=figure_metadata(p))
         out.append(p)
     plt.close(fig)
     return out

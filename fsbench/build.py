@@ -1,0 +1,431 @@
+"""``fsbench build``: every derived file under ``results/`` regenerated from the committed run tables.
+
+A *paper folder* is ``results/<name>/`` with a folder ``configs/<name>/`` of the same name (a paper when
+that folder holds ``paper_values.yaml``, compared with the paper by the report; otherwise, e.g.
+``configs/scale``, a plain report). Under a paper folder, a run writes the **inputs** of the build —
+``results.csv``, ``rankings.csv`` and ``run.json`` in each result directory (and its ``tasks/`` store and
+``run.lock``, which the build never touches); the hand-written notes live in the paper's configs folder
+(``configs/<paper>/notes.md``). Every other file is **derived** and is a pure function of the inputs and
+the code:
+
+* per result directory: figures and CPU-time tables (``plots/``, :func:`fsbench.plots.plot_results`), or a
+  diagnostic's tables and figures (:meth:`fsbench.diagnostics.base.Diagnostic.render`);
+* per paper folder, through the one report entry point (:func:`write_paper_report`): ``REPORT.md`` and
+  whatever the report writes beside it — ``stability.*`` and ``ground_truth*`` in every result
+  directory (:func:`fsbench.results.experiment_tables.write_experiment_tables`) and the paper's own
+  summaries and figures.
+
+:func:`build` deletes every derived file of a paper folder and writes them again, so a file that no step
+writes any more cannot stay behind. The build reads only the inputs (it never runs a task) and is
+deterministic: figures carry no date or software version (:data:`fsbench.results.tables.FIGURE_METADATA`,
+enforced here for every figure whatever module draws it), so a rebuild gives the same bytes.
+
+:func:`check_build` rebuilds a copy of the inputs in a temporary directory and compares it with the files in
+place: text files byte for byte; figures byte for byte, or, for a PNG whose bytes differ, by its decoded
+pixels (:func:`same_picture`: exactly the same pixels), since another zlib/libpng or a figure saved with
+a version in its metadata holds the same picture in other bytes. No tolerance: a one-letter change of a
+legend label (``wrapper`` → ``wrappes``) moves the root-mean-square pixel difference by only 0.9 (0–255
+scale), so a tolerance that absorbed another release's antialiasing would also pass a stale label; a
+figure drawn differently by another matplotlib is reported, and rebuilding settles it. A PDF is saved
+from the same figure as its PNG twin (:func:`fsbench.results.tables.save_figure`), so a PDF whose twin
+has the same pixels is taken as the same drawing.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from joblib import Parallel, delayed
+from matplotlib.figure import Figure
+from matplotlib.image import imread
+
+from fsbench.config import Experiment, load_experiment, parse_experiment
+from fsbench.diagnostics.registry import get_diagnostic
+from fsbench.plots import plot_results
+from fsbench.report import write_report
+from fsbench.results.loading import find_result_dirs, is_diagnostic, read_run
+from fsbench.results.tables import figure_metadata
+from fsbench.run.engine import unfinished_runs
+
+#: Files a run writes into its result directory: read by the build, never written.
+INPUT_FILES = frozenset({"results.csv", "rankings.csv", "run.json"})
+#: A run's own state (its per-task store and lock): neither read nor touched by the build.
+RUN_STATE = frozenset({"tasks", "run.lock"})
+#: A paper's values file in ``configs/<paper>/``: present = compared with the paper.
+PAPER_VALUES = "paper_values.yaml"
+
+
+class BuildError(RuntimeError):
+    """A user error of the build (no paper folder, an unfinished run); reported as one line."""
+
+
+@dataclass
+class Paper:
+    """One paper folder: ``results/<name>`` built with the configs in ``configs/<name>``."""
+
+    name: str
+    results: Path
+    configs: Path
+
+    @property
+    def compared(self) -> bool:
+        """Whether the report compares with the paper (``paper_values.yaml`` in its configs folder)."""
+        return (self.configs / PAPER_VALUES).is_file()
+
+
+@dataclass
+class BuildSummary:
+    """What :func:`build` did."""
+
+    papers: list[str]
+    written: dict[str, list[Path]] = field(default_factory=dict)  # paper → files now present
+    skipped: list[Path] = field(default_factory=list)  # result folders without a configs folder
+    seconds: float = 0.0
+
+
+@dataclass
+class CheckResult:
+    """Derived files of the build that differ from those in place (paths relative to the results root)."""
+
+    differing: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)  # the build writes them; not in place
+    extra: list[str] = field(default_factory=list)  # in place; no build step writes them (stale)
+    same_picture: list[str] = field(default_factory=list)  # other bytes, same pixels (see module doc)
+    n_files: int = 0
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return not (self.differing or self.missing or self.extra)
+
+    def summary(self) -> str:
+        """One line: the verdict and the counts."""
+        if self.ok:
+            tol = f"; {len(self.same_picture)} figure(s) equal by pixels" if self.same_picture else ""
+            return f"build check: {self.n_files} derived files up to date{tol} ({self.seconds:.0f} s)"
+        return (
+            f"build check: {len(self.differing)} differing, {len(self.missing)} missing, "
+            f"{len(self.extra)} stale of {self.n_files} derived files; run `fsbench build` and commit "
+            f"({self.seconds:.0f} s)"
+        )
+
+    def lines(self) -> list[str]:
+        """One line per file: ``differs``, ``missing`` or ``stale`` and its path."""
+        return (
+            [f"differs  {p}" for p in self.differing]
+            + [f"missing  {p}" for p in self.missing]
+            + [f"stale    {p}" for p in self.extra]
+        )
+
+
+# ------------------------------------------------------------------------------------------ inventory
+def is_input(path: Path, root: Path) -> bool:
+    """Whether ``path`` (under the paper folder ``root``) is an input of the build rather than derived.
+
+    Parameters
+    ----------
+    path : Path
+        A file under ``root``.
+    root : Path
+        The paper folder.
+
+    Returns
+    -------
+    bool
+        True for a run's tables and ``run.json`` and a run's own state.
+    """
+    rel = Path(path).relative_to(root)
+    if rel.name in INPUT_FILES:
+        return True
+    return any(part in RUN_STATE for part in rel.parts)
+
+
+def derived_files(root: Path) -> list[Path]:
+    """Every derived file under the paper folder ``root``, in path order."""
+    root = Path(root)
+    return sorted(p for p in root.rglob("*") if p.is_file() and not is_input(p, root))
+
+
+def find_papers(results_root: Path, configs_root: Path, only: list[str] | None = None) -> list[Paper]:
+    """The paper folders: ``results_root/<name>`` with a ``configs_root/<name>`` folder, by name.
+
+    Parameters
+    ----------
+    results_root, configs_root : Path
+        ``results/`` and ``configs/``.
+    only : list of str or None
+        Names to build (each must be a paper folder); ``None``: all.
+
+    Returns
+    -------
+    list of Paper
+
+    Raises
+    ------
+    BuildError
+        An unknown name in ``only``.
+    """
+    results_root, configs_root = Path(results_root), Path(configs_root)
+    names = sorted(d.name for d in results_root.iterdir() if d.is_dir() and (configs_root / d.name).is_dir())
+    if only:
+        unknown = sorted(set(only) - set(names))
+        if unknown:
+            raise BuildError(
+                f"no paper folder {', '.join(unknown)} (a folder under {results_root} with the same name "
+                f"under {configs_root}); known: {', '.join(names) or '(none)'}"
+            )
+        names = [n for n in names if n in only]
+    return [Paper(n, results_root / n, configs_root / n) for n in names]
+
+
+# ------------------------------------------------------------------------------------------ one build
+@contextmanager
+def fixed_figure_metadata() -> Iterator[None]:
+    """While active, every ``Figure.savefig`` without explicit metadata writes
+    :func:`fsbench.results.tables.figure_metadata` (no date, no version): the build's figures have the
+    same bytes on every rebuild, whichever module draws them."""
+    original = Figure.savefig
+
+    def savefig(self, fname, *args, **kwargs):
+        if "metadata" not in kwargs and isinstance(fname, (str, os.PathLike)):
+            kwargs["metadata"] = figure_metadata(Path(fname), kwargs.get("format"))
+        return original(self, fname, *args, **kwargs)
+
+    Figure.savefig = savefig
+    try:
+        yield
+    finally:
+        Figure.savefig = original
+
+
+def write_paper_report(paper: Paper) -> Path:
+    """The one report entry point for a paper folder (``REPORT.md``; compared with the paper when its
+    configs folder has ``paper_values.yaml``)."""
+    return write_report(paper.results, paper_dir=paper.configs if paper.compared else None)
+
+
+def _diagnostic_experiment(result_dir: Path, configs: Path) -> Experiment:
+    """The diagnostic's experiment as it ran: ``run.json``'s effective config (the config file named by
+    ``run.json`` in ``configs`` where the effective config is missing), with its source in ``configs``
+    (settings such as ``paper_values`` are relative to it)."""
+    run = read_run(result_dir)
+    source = configs / Path(str(run.get("config_file") or f"{result_dir.name}.yaml")).name
+    if run.get("effective_config"):
+        return parse_experiment(run["effective_config"], source, kind="diagnostic")
+    return load_experiment(source, kind="diagnostic")
+
+
+def build_result_dir(result_dir: Path, configs: Path) -> list[Path]:
+    """Write the derived files of one result directory: its figures and CPU-time tables, or a
+    diagnostic's rendering (stability and ground truth come with the report)."""
+    with fixed_figure_metadata():
+        if is_diagnostic(result_dir):
+            exp = _diagnostic_experiment(result_dir, configs)
+            return get_diagnostic(exp.diagnostic).render(result_dir, exp)
+        return plot_results([result_dir])
+
+
+def _build_report(paper: Paper) -> Path:
+    with fixed_figure_metadata():
+        return write_paper_report(paper)
+
+
+def _build_paper(paper: Paper, dirs: list[Path]) -> Path:
+    """Draw every result directory of a paper folder, then write its report."""
+    for d in dirs:
+        build_result_dir(d, paper.configs)
+    return _build_report(paper)
+
+
+def clean(paper: Paper) -> list[Path]:
+    """Delete every derived file of the paper folder and the folders left empty; return the files."""
+    files = derived_files(paper.results)
+    for f in files:
+        f.unlink()
+    for d in sorted((p for p in paper.results.rglob("*") if p.is_dir()), key=lambda p: -len(p.parts)):
+        if not any(d.iterdir()):
+            d.rmdir()
+    return files
+
+
+def check_finished(papers: list[Paper]) -> None:
+    """Refuse a run that has not finished all its tasks: its tables are partial (BuildError)."""
+    for paper in papers:
+        partial = unfinished_runs(paper.results)
+        if partial:
+            d, done, total = partial[0]
+            raise BuildError(
+                f"{d}: the run has not finished ({done} of {total} tasks); finish it (run the same command "
+                "again) before building"
+            )
+
+
+def build(
+    results_root: Path = Path("results"),
+    configs_root: Path = Path("configs"),
+    papers: list[str] | None = None,
+    jobs: int = 1,
+    log: Callable[[str], None] | None = None,
+) -> BuildSummary:
+    """Delete and regenerate every derived file of every paper folder under ``results_root``.
+
+    Parameters
+    ----------
+    results_root : Path
+        ``results/`` (or a copy of its inputs).
+    configs_root : Path
+        ``configs/``.
+    papers : list of str or None
+        Paper folders to build; ``None``: every one.
+    jobs : int
+        Worker processes (joblib): the largest paper's result directories in parallel, then its report
+        beside the other papers.
+    log : callable or None
+        Receives one line per step.
+
+    Returns
+    -------
+    BuildSummary
+
+    Raises
+    ------
+    BuildError
+        No paper folder, an unknown name in ``papers``, or an unfinished run.
+    """
+    t0 = time.perf_counter()
+    results_root, configs_root = Path(results_root), Path(configs_root)
+    if not results_root.is_dir():
+        raise BuildError(f"{results_root}: no such directory")
+    found = find_papers(results_root, configs_root, papers)
+    if not found:
+        raise BuildError(
+            f"no paper folder under {results_root} (a folder with the same name in {configs_root})"
+        )
+    check_finished(found)
+    say = log or (lambda _: None)
+    for paper in found:
+        removed = clean(paper)
+        say(f"{paper.name}: {len(removed)} derived files removed")
+    # The paper with the most result directories sets the wall time: its directories are drawn first by
+    # every worker, then its report (the longest step) runs beside the other papers, each drawn and
+    # reported by one worker.
+    dirs = {p.name: find_result_dirs([p.results]) for p in found}
+    first, *rest = sorted(found, key=lambda p: (-len(dirs[p.name]), p.name))
+    Parallel(n_jobs=jobs)(delayed(build_result_dir)(d, first.configs) for d in dirs[first.name])
+    say(f"{first.name}: {len(dirs[first.name])} result directories drawn ({time.perf_counter() - t0:.0f} s)")
+    tasks = [delayed(_build_report)(first)]
+    tasks += [delayed(_build_paper)(p, dirs[p.name]) for p in rest]
+    for p, report in zip([first, *rest], Parallel(n_jobs=jobs)(tasks)):
+        say(f"{p.name}: {report}")
+    summary = BuildSummary(papers=[p.name for p in found])
+    summary.written = {p.name: derived_files(p.results) for p in found}
+    summary.skipped = sorted(d for d in results_root.iterdir() if d.is_dir() and d.name not in summary.papers)
+    summary.seconds = time.perf_counter() - t0
+    return summary
+
+
+# ------------------------------------------------------------------------------------------ check
+def copy_inputs(src: Path, dst: Path) -> int:
+    """Copy the build's inputs (run tables, ``run.json``; not a run's ``tasks/``) of the results
+    tree ``src`` to ``dst``; return how many files were copied."""
+    n = 0
+    for f in sorted(Path(src).rglob("*")):
+        if not f.is_file() or any(part in RUN_STATE for part in f.relative_to(src).parts):
+            continue
+        if f.name in INPUT_FILES:
+            target = dst / f.relative_to(src)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(f, target)
+            n += 1
+    return n
+
+
+def same_picture(a: Path, b: Path) -> bool:
+    """Whether two PNG files decode to the same pixels (same size, every value equal)."""
+    return bool(np.array_equal(imread(a), imread(b)))
+
+
+def compare_trees(built: Path, current: Path, papers: list[str]) -> CheckResult:
+    """Compare the derived files of the paper folders ``papers`` in ``built`` (a fresh build) and in
+    ``current`` (the files in place): see the module docstring for when two figures are the same."""
+    res = CheckResult()
+    for name in papers:
+        new = {p.relative_to(built).as_posix() for p in derived_files(built / name)}
+        old = {p.relative_to(current).as_posix() for p in derived_files(current / name)}
+        res.missing += sorted(new - old)
+        res.extra += sorted(old - new)
+        res.n_files += len(new)
+        both = new & old
+
+        def same_png(rel: str) -> bool:
+            a, b = built / rel, current / rel
+            return a.read_bytes() == b.read_bytes() or same_picture(a, b)
+
+        for rel in sorted(both):
+            if (built / rel).read_bytes() == (current / rel).read_bytes():
+                continue
+            twin = Path(rel).with_suffix(".png").as_posix()
+            if rel.endswith(".png") and same_picture(built / rel, current / rel):
+                res.same_picture.append(rel)
+            elif rel.endswith(".pdf") and twin in both and same_png(twin):
+                res.same_picture.append(rel)  # drawn from the same figure as its PNG twin
+            else:
+                res.differing.append(rel)
+    return res
+
+
+def build_copy(
+    results_root: Path,
+    out: Path,
+    configs_root: Path = Path("configs"),
+    papers: list[str] | None = None,
+    jobs: int = 1,
+    log: Callable[[str], None] | None = None,
+) -> BuildSummary:
+    """Copy the inputs of the paper folders under ``results_root`` to ``out`` (new or empty) and build
+    there; ``results_root`` is only read. Parameters as for :func:`build`."""
+    out = Path(out)
+    if out.exists() and any(out.iterdir()):
+        raise BuildError(f"{out}: not empty; give a new or empty directory")
+    for p in find_papers(results_root, configs_root, papers):
+        copy_inputs(p.results, out / p.name)
+    return build(out, configs_root, papers, jobs=jobs, log=log)
+
+
+def check_build(
+    results_root: Path = Path("results"),
+    configs_root: Path = Path("configs"),
+    papers: list[str] | None = None,
+    jobs: int = 1,
+    out: Path | None = None,
+    log: Callable[[str], None] | None = None,
+) -> CheckResult:
+    """Build a copy of the inputs under ``results_root`` and compare its derived files with those in
+    place (which are not written).
+
+    Parameters
+    ----------
+    results_root, configs_root, papers, jobs, log
+        As for :func:`build`.
+    out : Path or None
+        Build into this new (or empty) directory and keep it; default a temporary directory.
+
+    Returns
+    -------
+    CheckResult
+    """
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="fsbench-build-") as tmp:
+        target = Path(out) if out is not None else Path(tmp) / "results"
+        summary = build_copy(results_root, target, configs_root, papers, jobs=jobs, log=log)
+        res = compare_trees(target, Path(results_root), summary.papers)
+    res.seconds = time.perf_counter() - t0
+    return res
