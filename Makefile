@@ -43,11 +43,11 @@ test-fast: install
 	$(BIN)/python -m pytest -q -m "not slow"
 
 lint: install
-	$(BIN)/ruff check fsbench tests benchmarks
-	$(BIN)/ruff format --check fsbench tests benchmarks
+	$(BIN)/ruff check fsbench tests benchmarks examples configs
+	$(BIN)/ruff format --check fsbench tests benchmarks examples configs
 
 format: install
-	$(BIN)/ruff format fsbench tests benchmarks
+	$(BIN)/ruff format fsbench tests benchmarks examples configs
 
 bench: install
 	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(BIN)/python -m benchmarks.run

@@ -17,8 +17,8 @@ import pandas as pd
 from fsbench.config import load_experiment
 from fsbench.diagnostics.registry import get_diagnostic
 from fsbench.papers.folder import ReportContext
-from fsbench.results.paper_values import mean_std, paper_cells
 from fsbench.results.loading import read_results, read_run
+from fsbench.results.paper_values import mean_std, paper_cells
 from fsbench.results.tables import md_table
 
 #: Paper method id -> our config labels (both readings of the iteration count for MMI and KIFE).

@@ -30,9 +30,9 @@ from matplotlib.ticker import NullFormatter, ScalarFormatter
 from fsbench.config import load_experiment
 from fsbench.diagnostics.registry import get_diagnostic
 from fsbench.papers.folder import ReportContext
-from fsbench.results.paper_values import paper_cells
 from fsbench.papers.timing import load_timing, plot_timing, timing_table
 from fsbench.results.loading import read_results, read_run
+from fsbench.results.paper_values import paper_cells
 from fsbench.results.tables import md_table, save_figure
 from fsbench.stats import paired_t
 

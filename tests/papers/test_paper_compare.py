@@ -20,8 +20,8 @@ from scipy import stats
 from fsbench.papers.cells import compare_table, judge_with_std, method_frame, normalise_row, to_paper_unit
 from fsbench.papers.claims import FAILS, HOLDS, NOT_CHECKABLE, NOT_EVALUABLE, evaluate_check, evaluate_claim
 from fsbench.papers.render import paper_sections
-from fsbench.results.paper_values import split_defaults
 from fsbench.papers.values import config_defaults, load_paper_values, paper_values_path, read_configs
+from fsbench.results.paper_values import split_defaults
 from fsbench.results.schema import RESULT_COLUMNS
 
 ROOT = Path(__file__).resolve().parents[2]

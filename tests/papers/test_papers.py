@@ -30,10 +30,10 @@ from fsbench.diagnostics.usps_pixel_bound import (
     render,
 )
 from fsbench.papers.folder import load_hooks
-from fsbench.results.paper_values import paper_cells, read_paper_values
 from fsbench.papers.timing import load_timing, plot_timing, slopes, timing_table
 from fsbench.protocol import _metrics
 from fsbench.report import write_report
+from fsbench.results.paper_values import paper_cells, read_paper_values
 from fsbench.run.engine import run_experiment
 
 TAKES_CFG = REPO / "configs" / "takes2011"

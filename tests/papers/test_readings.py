@@ -22,8 +22,8 @@ from fsbench.papers.readings import (
     reading_table,
     substitutions,
 )
-from fsbench.results.paper_values import read_paper_values
 from fsbench.papers.values import read_configs
+from fsbench.results.paper_values import read_paper_values
 
 ROOT = Path(__file__).resolve().parents[2]
 
