@@ -310,7 +310,8 @@ def experiment_figures(
     """Every figure of one results table: ``(file stem, Figure)`` pairs, not saved.
 
     ``error_vs_S_<dataset>_<kernel>_n<n>`` per training size where S varies (or n does not), and
-    ``error_vs_n_<dataset>_<kernel>_S<S>`` per S where n_train varies.
+    ``error_vs_n_<dataset>_<kernel>_S<S>`` per S where n_train varies and S is evaluated at two or more
+    training sizes (a one-point figure is not drawn).
 
     Parameters
     ----------
@@ -343,6 +344,9 @@ def experiment_figures(
         if len(n_values) > 1:
             for S in S_values or [None]:
                 dS = d[(d["n_features"] == S) | (d["selector_name"] == BASELINE)] if S is not None else d
+                ranked = dS[dS["selector_name"] != BASELINE]
+                if S is not None and ranked["n_train"].nunique() < 2:
+                    continue  # S reached at one n only (a transformer's own output size): no curve to draw
                 title = f"{exp}: {ds}, {kern} kernel, S={S}, {dS['repeat'].nunique()} repeats per n"
                 figs.append((f"error_vs_n_{ds}_{kern}_S{S}", figure_error_vs_n(dS, title, bands, styles)))
     return figs
