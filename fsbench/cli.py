@@ -419,12 +419,23 @@ def build(
         list[str] | None, typer.Option("--paper", help="Only this paper folder (repeat); default: all.")
     ] = None,
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Parallel worker processes.")] = 1,
+    docs: Annotated[
+        Path,
+        typer.Option(
+            help="The doc whose generated status block (cells and claims per paper) follows the reports; "
+            "skipped if the file does not exist."
+        ),
+    ] = Path("docs/reproductions.md"),
 ) -> None:
     """Delete and regenerate every derived file of results/<paper>/ (figures, CPU tables, stability,
-    ground truth, diagnostics' tables, REPORT.md) from its results.csv / rankings.csv / run.json; runs
-    no task."""
+    ground truth, diagnostics' tables, REPORT.md) from its results.csv / rankings.csv / run.json, then the
+    status block of --docs; runs no task."""
     from fsbench.build import BuildError, build_copy, check_build
     from fsbench.build import build as do_build
+    from fsbench.results.docs_status import BEGIN, render_status, replace_block, update_docs
+
+    # a doc without the generated block (a project of your own) is left alone
+    has_block = docs.is_file() and BEGIN in docs.read_text(encoding="utf-8")
 
     log = typer.echo if not check else None
     try:
@@ -433,7 +444,12 @@ def build(
             typer.echo(res.summary())
             for line in res.lines():
                 typer.echo(line)
-            if not res.ok:
+            stale_docs = has_block and (
+                replace_block(text := docs.read_text(encoding="utf-8"), render_status(results_root)) != text
+            )
+            if stale_docs:
+                typer.echo(f"differs: {docs} (its generated status block)")
+            if not res.ok or stale_docs:
                 raise typer.Exit(1)
             return
         if out is not None:
@@ -444,7 +460,10 @@ def build(
         _fail(str(exc))
     n = sum(len(v) for v in summary.written.values())
     typer.echo(f"built {', '.join(summary.papers)}: {n} derived files in {summary.seconds:.0f} s")
-    if summary.skipped:
+    if out is None and has_block:
+        changed = update_docs(docs, results_root)
+        typer.echo(f"{docs}: status block {'updated' if changed else 'up to date'}")
+    if summary.skipped and not paper:  # with --paper, the others are left out on purpose
         names = ", ".join(d.name for d in summary.skipped)
         typer.echo(f"not built (no folder of the same name in {configs}): {names}")
 
