@@ -83,6 +83,7 @@ def test_bench_runs_on_tiny_sizes(tmp_path, capsys):
     assert "## (a)" in md and "## (b)" in md and "## (c)" in md and "## (e)" in md
 
 
+@pytest.mark.slow  # > 10 s on 2 cores
 def test_scale_bench_runs_on_tiny_sizes(tmp_path, capsys):
     from benchmarks import scale
 

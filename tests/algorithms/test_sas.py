@@ -72,6 +72,7 @@ def _weston_nonlinear(n, r):
     return X, y
 
 
+@pytest.mark.slow  # > 10 s on 2 cores
 def test_sas_finds_relevant_features_of_nonlinear_toy():
     # As in the protocol, features are z-scored on the training split (fsbench's documented default
     # for the toys too: with raw scales the variance-20 noise dominates the median-width RBF at w = 1

@@ -160,12 +160,14 @@ def _pair_hits(make, draws):
     "SCSS collapses onto one feature (x1 or a noise feature) and the second rank is residue; "
     "stopping after 5 iterations gives 20/30, a 3x narrower start width 21/30 (test below).",
 )
+@pytest.mark.slow  # > 10 s on 2 cores
 def test_scss_finds_relevant_pair_of_nonlinear_toy_at_defaults():
     # "at least 6 of 10" checked as at least 18 of 30 draws: the same rate, less luck of the draw
     hits = _pair_hits(lambda X: SCSS(kernel="rbf"), _nonlinear_draws())
     assert hits >= 18, f"SCSS found both relevant features in only {hits}/30 draws"
 
 
+@pytest.mark.slow  # > 10 s on 2 cores
 def test_scss_collapses_onto_a_single_feature_on_nonlinear_toy():
     # the mechanism behind the failure above: the KCS maximum puts almost all weight on one feature
     # (observed: top/second |w| > 25 in 23 of these 30 draws)
@@ -176,6 +178,7 @@ def test_scss_collapses_onto_a_single_feature_on_nonlinear_toy():
     assert sum(q > 10 for q in ratios) >= 20, np.round(ratios, 1)
 
 
+@pytest.mark.slow  # > 10 s on 2 cores
 def test_scss_finds_relevant_pair_with_narrower_start_width():
     # With the RBF width 3x the median rule (the starting point of the ascent; the scale factors
     # absorb the width, Ramona eq. 6) SCSS finds x1 and x2 in 21/30 of these draws (SAS: 26/30).

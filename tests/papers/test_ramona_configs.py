@@ -260,6 +260,7 @@ def test_coarse_override_thins_every_grid_keeping_the_ends():
                 assert g_thin[0] == g_full[0] and g_thin[-1] == g_full[-1]
 
 
+@pytest.mark.slow  # > 10 s on 2 cores
 def test_quick_protocol_runs_a_synthetic_config_end_to_end(tmp_path):
     """`make reproduce-quick` on one synthetic config: 3 repeats, --coarse 3, then the paper report."""
     from conftest import cli

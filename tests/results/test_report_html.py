@@ -3,6 +3,7 @@ ground truth and provenance; every embedded image decodes as a PNG."""
 
 import json
 
+import pytest
 from results_helpers import read_self_contained_page
 from typer.testing import CliRunner
 
@@ -18,6 +19,7 @@ protocol: {{n_train: [20, 30], n_test: 30, repeats: 3, n_features: [2, 4], strat
 """
 
 
+@pytest.mark.slow  # > 10 s on 2 cores
 def test_report_html_is_self_contained_with_all_sections(tmp_path):
     runner = CliRunner()
     for name, ds in (("toy_a", "weston_nonlinear"), ("toy_b", "weston_linear")):

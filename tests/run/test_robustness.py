@@ -307,6 +307,7 @@ def _lines(text: str) -> list[str]:
         ("sigkill", 2, "worker died: SIGKILL (exit code -9), killed (out of memory?)"),
     ],
 )
+@pytest.mark.slow  # > 10 s on 2 cores
 def test_a_worker_that_dies_costs_its_task_only(tmp_path, plug, how, jobs, cause):
     """--jobs 1 runs tasks in a worker process too; with --jobs 2 the culprit is told from the other
     task in flight by its fault-handler dump (SIGSEGV) or by running the suspects alone (SIGKILL)."""
