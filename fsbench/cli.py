@@ -420,12 +420,12 @@ def build(
     ] = None,
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Parallel worker processes.")] = 1,
     docs: Annotated[
-        Path,
+        Path | None,
         typer.Option(
-            help="The doc whose generated status block (cells and claims per paper) follows the reports; "
-            "skipped if the file does not exist."
+            help="The doc whose generated status block (cells and claims per paper) follows the reports "
+            "(default: docs/reproductions.md beside the configs tree); skipped if it has no such block."
         ),
-    ] = Path("docs/reproductions.md"),
+    ] = None,
 ) -> None:
     """Delete and regenerate every derived file of results/<paper>/ (figures, CPU tables, stability,
     ground truth, diagnostics' tables, REPORT.md) from its results.csv / rankings.csv / run.json, then the
@@ -434,6 +434,7 @@ def build(
     from fsbench.build import build as do_build
     from fsbench.results.docs_status import BEGIN, render_status, replace_block, update_docs
 
+    docs = docs if docs is not None else configs.resolve().parent / "docs" / "reproductions.md"
     # a doc without the generated block (a project of your own) is left alone
     has_block = docs.is_file() and BEGIN in docs.read_text(encoding="utf-8")
 
