@@ -67,7 +67,7 @@ bench-scale: install
 #                                          (configs/scale/ is not a paper: a plain report)
 # Per-experiment execution settings (e.g. `jobs: 1` for CPU-time tables) live in the configs. Configs whose
 # dataset is not available (marked "DATASET NOT AVAILABLE") keep their target, which refuses with one line;
-# the paper targets skip them. A config with a `base:` line (an override, docs/config-overrides.md) is a
+# the paper targets skip them. A config with a `base:` line (an override, docs/config.md, "Readings as overrides") is a
 # diagnostic / unavailable when a file of its base chain says so.
 CONFIGS     := $(filter-out %/paper_values.yaml,$(wildcard configs/*/*.yaml))
 BASE_OF     := $(shell awk '/^base:/ {gsub(/["\047]/, "", $$2); print FILENAME "=" $$2}' $(CONFIGS))

@@ -47,11 +47,10 @@ from joblib import Parallel, delayed
 from matplotlib.figure import Figure
 from matplotlib.image import imread
 
-from fsbench.config import Experiment, load_experiment, parse_experiment
-from fsbench.diagnostics.registry import get_diagnostic
+from fsbench.diagnostics.registry import render_result_dir
 from fsbench.plots import plot_results
 from fsbench.report import write_report
-from fsbench.results.loading import find_result_dirs, is_diagnostic, read_run
+from fsbench.results.loading import find_result_dirs, is_diagnostic
 from fsbench.results.tables import figure_metadata
 from fsbench.run.engine import unfinished_runs
 
@@ -212,24 +211,12 @@ def write_paper_report(paper: Paper) -> Path:
     return write_report(paper.results, paper_dir=paper.configs if paper.compared else None)
 
 
-def _diagnostic_experiment(result_dir: Path, configs: Path) -> Experiment:
-    """The diagnostic's experiment as it ran: ``run.json``'s effective config (the config file named by
-    ``run.json`` in ``configs`` where the effective config is missing), with its source in ``configs``
-    (settings such as ``paper_values`` are relative to it)."""
-    run = read_run(result_dir)
-    source = configs / Path(str(run.get("config_file") or f"{result_dir.name}.yaml")).name
-    if run.get("effective_config"):
-        return parse_experiment(run["effective_config"], source, kind="diagnostic")
-    return load_experiment(source, kind="diagnostic")
-
-
 def build_result_dir(result_dir: Path, configs: Path) -> list[Path]:
     """Write the derived files of one result directory: its figures and CPU-time tables, or a
     diagnostic's rendering (stability and ground truth come with the report)."""
     with fixed_figure_metadata():
         if is_diagnostic(result_dir):
-            exp = _diagnostic_experiment(result_dir, configs)
-            return get_diagnostic(exp.diagnostic).render(result_dir, exp)
+            return render_result_dir(result_dir, configs)
         return plot_results([result_dir])
 
 

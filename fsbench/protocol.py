@@ -53,16 +53,7 @@ from fsbench.classifiers import fit_predict, fit_predict_per_pair
 from fsbench.config import KernelConfig, ProtocolConfig, SelectorConfig
 from fsbench.data import SyntheticDataset, open_dataset
 from fsbench.pairwise import fit_per_pair
-from fsbench.resampling import (  # noqa: F401  (re-exported: the protocol's public vocabulary)
-    MAX_REDRAWS,
-    _balanced_take,
-    _stratified_take,
-    _take,
-    derive_seed,
-    draw_split,
-    standardize,
-    train_size,
-)
+from fsbench.resampling import _take, derive_seed, draw_split, standardize
 from fsbench.results.schema import SCHEMA_VERSION
 
 

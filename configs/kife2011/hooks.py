@@ -14,10 +14,9 @@ from typing import Any
 
 import pandas as pd
 
-from fsbench.config import load_experiment
-from fsbench.diagnostics.registry import get_diagnostic
+from fsbench.diagnostics.registry import render_result_dir
 from fsbench.papers.folder import ReportContext
-from fsbench.results.loading import read_results, read_run
+from fsbench.results.loading import read_results
 from fsbench.results.paper_values import mean_std, paper_cells
 from fsbench.results.tables import md_table
 
@@ -96,14 +95,6 @@ def _kife_rows(results: Path, pv: dict[str, Any]) -> str:
     return md_table(head, rows)
 
 
-def _render_diagnostic(out: Path) -> None:
-    """Re-render a diagnostic's derived outputs from its results.csv (a fresh clone has only the CSV)."""
-    info = read_run(out)
-    if info.get("config_file"):
-        exp = load_experiment(info["config_file"], kind="diagnostic")
-        get_diagnostic(exp.diagnostic).render(out, exp)
-
-
 def sections(ctx: ReportContext) -> list[str]:
     """Table II run by run, and the Fig. 2 projections."""
     results = ctx.results_dir
@@ -121,7 +112,7 @@ def sections(ctx: ReportContext) -> list[str]:
     ]
     pdir = results / "fig2_projection"
     if (pdir / "results.csv").exists() and not (pdir / "accuracy.csv").exists():
-        _render_diagnostic(pdir)
+        render_result_dir(pdir, ctx.paper_dir)
     if (pdir / "accuracy.csv").exists():
         a = pd.read_csv(pdir / "accuracy.csv")
         rows = [

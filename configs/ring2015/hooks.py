@@ -21,7 +21,7 @@ import pandas as pd
 from fsbench.data import open_dataset
 from fsbench.papers.folder import ReportContext
 from fsbench.results.loading import read_results, read_run
-from fsbench.results.tables import md_table
+from fsbench.results.tables import figure_metadata, md_table
 
 
 def _ok(path: Path) -> pd.DataFrame:
@@ -122,7 +122,7 @@ def _plots(uci_s: pd.DataFrame, out: Path, seed: int) -> list[Path]:
     ax[0].legend(fontsize=8)
     fig.suptitle("ring_fig1 (our Fig. 1 problem)")
     fig.tight_layout()
-    fig.savefig(out / "plots" / "fig1_data.png", dpi=110)
+    fig.savefig(out / "plots" / "fig1_data.png", dpi=110, metadata=figure_metadata(Path("fig1_data.png")))
     plt.close(fig)
     written.append(out / "plots" / "fig1_data.png")
     if uci_s.empty:
@@ -153,7 +153,7 @@ def _plots(uci_s: pd.DataFrame, out: Path, seed: int) -> list[Path]:
             handles, labels, fontsize=7, loc="lower center", ncol=len(labels), bbox_to_anchor=(0.5, -0.02)
         )
         fig.tight_layout(rect=(0, 0.08, 1, 1))
-        fig.savefig(out / "plots" / fname, dpi=110)
+        fig.savefig(out / "plots" / fname, dpi=110, metadata=figure_metadata(Path(fname)))
         plt.close(fig)
         written.append(out / "plots" / fname)
     return written

@@ -27,8 +27,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import NullFormatter, ScalarFormatter
 
-from fsbench.config import load_experiment
-from fsbench.diagnostics.registry import get_diagnostic
+from fsbench.diagnostics.registry import render_result_dir
 from fsbench.papers.folder import ReportContext
 from fsbench.papers.timing import load_timing, plot_timing, timing_table
 from fsbench.results.loading import read_results, read_run
@@ -202,7 +201,7 @@ def _panel(ax, df: pd.DataFrame, grid: list[int], ds: str, methods: tuple[str, .
 
 def plot(df: pd.DataFrame, grid: list[int], out: Path, exp: str) -> list[Path]:
     """Fig. 2 and Fig. 3 style grids, one panel per dataset."""
-    import matplotlib  # noqa: I001  (kept out of start-up until a figure is drawn)
+    import matplotlib  # noqa: I001  (the backend is chosen before pyplot is imported)
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -308,14 +307,6 @@ def _fig_compact(summaries: dict[str, pd.DataFrame]) -> str:
     return md_table(["dataset", "γ", *[f"{m} acc. (dim)" for m in methods]], rows)
 
 
-def _render_diagnostic(out: Path) -> None:
-    """Re-render a diagnostic's derived outputs from its results.csv (a fresh clone has only the CSV)."""
-    info = read_run(out)
-    if info.get("config_file"):
-        exp = load_experiment(info["config_file"], kind="diagnostic")
-        get_diagnostic(exp.diagnostic).render(out, exp)
-
-
 def sections(ctx: ReportContext) -> list[str]:
     """The descriptive sections: Table 2 at both widths, Figs. 2–3, fit time vs N."""
     results = ctx.results_dir
@@ -323,7 +314,7 @@ def sections(ctx: ReportContext) -> list[str]:
     parts: list[str] = []
     t2 = results / "table2_reconstruction"
     if (t2 / "results.csv").exists() and not (t2 / "summary.csv").exists():
-        _render_diagnostic(t2)
+        render_result_dir(t2, ctx.paper_dir)
     if (t2 / "summary.csv").exists():
         summ = pd.read_csv(t2 / "summary.csv")
         rules = list(dict.fromkeys(summ["gamma_rule"]))

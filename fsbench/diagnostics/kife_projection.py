@@ -36,7 +36,7 @@ from sklearn.neighbors import KNeighborsClassifier
 from fsbench.config import Experiment
 from fsbench.diagnostics.base import Diagnostic
 from fsbench.protocol import build_selector
-from fsbench.results.tables import save_figure
+from fsbench.results.tables import figure_metadata, save_figure
 
 #: satimage's classes by index (labels 1, 2, 3, 4, 5, 7 sorted) in the paper's names
 SATIMAGE_CLASSES = [
@@ -169,7 +169,7 @@ def plot(
         ax.set_title(f"{mth} projection of the test points — 1-NN acc. {100 * accd[mth]:.1f} %", fontsize=8)
         ax.legend(fontsize=6, markerscale=3, loc="best")
         p = out / f"projection_{_slug(mth)}.png"
-        fig.savefig(p, dpi=110, bbox_inches="tight")
+        fig.savefig(p, dpi=110, bbox_inches="tight", metadata=figure_metadata(p))
         plt.close(fig)
         written.append(p)
     return written

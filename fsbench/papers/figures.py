@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from fsbench.results.tables import figure_metadata
+
 
 def plot_vs_k(df: pd.DataFrame, ylabel: str, path: Path, ref: pd.DataFrame | None = None) -> Path:
     """One panel per dataset, ``mean`` against ``k`` per selector (log axis, ticks at the k of the grid).
@@ -63,6 +65,6 @@ def plot_vs_k(df: pd.DataFrame, ylabel: str, path: Path, ref: pd.DataFrame | Non
     fig.legend(handles, labels, fontsize=8, loc="lower center", ncol=len(labels), bbox_to_anchor=(0.5, 0.0))
     fig.tight_layout(rect=(0, 0.1, 1, 1))
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
+    fig.savefig(path, dpi=120, metadata=figure_metadata(path))
     plt.close(fig)
     return path

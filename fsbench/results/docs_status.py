@@ -21,6 +21,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from fsbench.results.tables import md_table
+
 BEGIN = "<!-- BEGIN generated: status -->"
 END = "<!-- END generated: status -->"
 REPORT = "REPORT.md"
@@ -107,11 +109,14 @@ def render_status(results_root: Path, link_prefix: str = "../results") -> str:
     str
         A Markdown table, one row per paper in name order, ending with a newline.
     """
-    rows = [
-        "| paper | report | table cells agreeing / compared | claims holding / stated "
-        "| differing cells explained by a reading |",
-        "|---|---|---|---|---|",
+    header = [
+        "paper",
+        "report",
+        "table cells agreeing / compared",
+        "claims holding / stated",
+        "differing cells explained by a reading",
     ]
+    rows = []
     for report in sorted(Path(results_root).glob(f"*/{REPORT}")):
         st = read_status(report)
         if st is None:
@@ -131,8 +136,8 @@ def render_status(results_root: Path, link_prefix: str = "../results") -> str:
         claims = f"{st.claims_hold} / {st.claims_total}" + (f" ({', '.join(others)})" if others else "")
         explained = f"{st.explained[0]} of {st.explained[1]}" if st.explained else "-"
         link = f"[`results/{st.paper}/{REPORT}`]({link_prefix}/{st.paper}/{REPORT})"
-        rows.append(f"| {st.paper} | {link} | {cells} | {claims} | {explained} |")
-    return "\n".join(rows) + "\n"
+        rows.append([st.paper, link, cells, claims, explained])
+    return md_table(header, rows)
 
 
 def replace_block(text: str, block: str) -> str:

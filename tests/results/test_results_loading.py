@@ -20,8 +20,6 @@ PACKAGE = Path(fsbench.__file__).resolve().parent
 #: Where results.csv / rankings.csv / run.json may be read: the loader, and the run store and engine
 #: (they write them and resume from them). Datasets (fsbench/data) are other files.
 READERS = {"results/loading.py", "run/store.py", "run/engine.py"}
-#: Paper modules leaving the library under issue #21 (item 2); they switch to the loader as they move.
-MOVING = {f"papers/{m}.py" for m in ("paul2015", "ring2015", "takes_kife", "takes_figures", "takes_timing")}
 
 
 def _toy(path: Path, experiment: str) -> Path:
@@ -50,7 +48,7 @@ def test_only_the_loader_reads_result_tables():
     offenders = []
     for f in sorted(PACKAGE.rglob("*.py")):
         rel = f.relative_to(PACKAGE).as_posix()
-        if rel.startswith("data/") or rel in READERS | MOVING:
+        if rel.startswith("data/") or rel in READERS:
             continue
         text = f.read_text(encoding="utf-8")
         calls = _calls(ast.parse(text))

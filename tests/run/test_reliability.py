@@ -32,7 +32,7 @@ from conftest import (
     write_config,
 )
 
-from fsbench.protocol import derive_seed
+from fsbench.resampling import derive_seed
 from fsbench.run.provenance import git_commit
 from fsbench.run.store import TaskStore
 

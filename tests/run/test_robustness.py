@@ -27,7 +27,7 @@ import pytest
 import yaml
 from conftest import REPO, cli, fsbench_argv, result_dicts, result_rows, subprocess_env
 
-from fsbench.protocol import derive_seed
+from fsbench.resampling import derive_seed
 
 SEED = 11
 #: 1 n_train x 3 repeats x 2 selectors = 6 tasks of ~10 ms each.

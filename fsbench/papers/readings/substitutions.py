@@ -34,7 +34,7 @@ class Substitution:
 
     def covers(self, dataset: Any, experiment: str | None) -> bool:
         """Whether a cell of ``dataset`` in ``experiment`` (or its pseudo-experiment ``experiment:part``,
-        e.g. :data:`TAKES_HELD_OUT`) uses this substitution."""
+        e.g. a held-out part of an experiment) uses this substitution."""
         if self.experiment is not None and str(experiment).split(":")[0] != self.experiment:
             return False
         return self.dataset is None or self.dataset == dataset
