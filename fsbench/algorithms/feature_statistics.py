@@ -223,14 +223,44 @@ def removal_contractions(kernel: Kernel, X: np.ndarray, a: np.ndarray) -> np.nda
     if kernel.name == "linear":
         v = Xs.T @ s
         return float(v @ v) - v * v
-    m = nz.size
-    S = feature_statistic(kernel, Xs)
+    return updated_inner(kernel, feature_statistic(kernel, Xs), Xs, np.outer(s, s), sign=-1)
+
+
+def updated_inner(kernel: Kernel, S: np.ndarray, cols: np.ndarray, W: np.ndarray, sign: int) -> np.ndarray:
+    r""":math:`\langle K^{(\pm f)}, W\rangle_F` for every column f of ``cols`` at once.
+
+    :math:`K^{(\pm f)}` is the Gram matrix of the statistic :math:`S \pm s_f` (:func:`feature_statistic`
+    with the column ``cols[:, f]`` removed, ``sign=-1``, or added, ``sign=+1``): the candidate removals
+    of backward elimination (SVM-RFE through :func:`removal_contractions`, BAHSIC) and the candidate
+    additions of forward selection (FOHSIC).
+
+    * linear: :math:`\langle S, W\rangle \pm c_f^\top W c_f`, one GEMM for all f;
+    * RBF, polynomial: the columns in blocks of b with an N×N×b temporary (N²b ≤ 2²¹), O(N²·F) work
+      and never F full matrices at once.
+
+    Parameters
+    ----------
+    kernel : resolved :class:`Kernel`.
+    S : (N, N) statistic of the current feature set (rows and columns: the same N samples).
+    cols : (N, F) the candidate columns (features of the same samples).
+    W : (N, N) weight matrix.
+    sign : -1 (remove the column from the set) or +1 (add it).
+
+    Returns
+    -------
+    (F,) array.
+    """
+    if kernel.name == "linear":
+        return float(np.vdot(S, W)) + sign * np.einsum("ij,ij->j", cols, W @ cols)
+    n, n_feat = cols.shape
     out = np.empty(n_feat)
-    b = max(1, _REMOVAL_BLOCK // (m * m))
+    b = max(1, _REMOVAL_BLOCK // max(1, n * n))
     for start in range(0, n_feat, b):
-        cols = slice(start, min(start + b, n_feat))
-        T = column_statistic(kernel, Xs[:, cols], Xs[:, cols])
-        np.subtract(S[:, :, None], T, out=T)
-        Kb = gram_from_statistic(kernel, T)
-        out[cols] = s @ np.tensordot(s, Kb, axes=(0, 0))
+        blk = slice(start, min(start + b, n_feat))
+        T = column_statistic(kernel, cols[:, blk], cols[:, blk])
+        if sign < 0:
+            np.subtract(S[:, :, None], T, out=T)
+        else:
+            np.add(S[:, :, None], T, out=T)
+        out[blk] = np.tensordot(W, gram_from_statistic(kernel, T), axes=([0, 1], [0, 1]))
     return out

@@ -33,6 +33,8 @@ _SELECTORS: dict[str, str] = {
     "sfs": "fsbench.algorithms.alignment:SFS",
     "kfds": "fsbench.algorithms.multiplicative:KFDS",
     "arom": "fsbench.algorithms.multiplicative:AROM",
+    "bahsic": "fsbench.algorithms.hsic:BAHSIC",
+    "fohsic": "fsbench.algorithms.hsic:FOHSIC",
     # kernel-space transformers (kind = "transform", no ranking_): Xu 2011, Cao 2007, Liu 2011
     "kobl": "fsbench.algorithms.kernel_space:KOBL",
     "kgs": "fsbench.algorithms.kernel_space:KGS",
