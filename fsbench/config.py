@@ -120,6 +120,30 @@ class KernelConfig:
         }
 
 
+#: Key of ``n_features: {fraction_of_D: [...]}``: S as fractions of each dataset's D.
+FRACTION_KEY = "fraction_of_D"
+
+
+@dataclass(frozen=True)
+class FeatureFractions:
+    r"""S values as fractions of each dataset's D, so that results pool across datasets of any D.
+
+    A fraction f gives :math:`S = \max(1, \lfloor fD + \tfrac12\rfloor)` (rounded half-up, at most D);
+    fractions that round to the same S on a small D give one S value (:meth:`resolve`).
+    """
+
+    fractions: tuple[float, ...]
+
+    def resolve(self, n_features: int) -> list[int]:
+        """The S values on a dataset with ``n_features`` features, ascending and distinct."""
+        return sorted({self.size(f, n_features) for f in self.fractions})
+
+    @staticmethod
+    def size(fraction: float, n_features: int) -> int:
+        """S of one fraction on D = ``n_features``."""
+        return max(1, min(n_features, math.floor(fraction * n_features + 0.5)))
+
+
 @dataclass(frozen=True)
 class ProtocolConfig:
     #: training-set sizes: integers (samples) or fractions in (0, 1) of the dataset's samples;
@@ -130,7 +154,7 @@ class ProtocolConfig:
     repeats: int
     stratify: bool | str  # True (proportional), False, or "balanced" (equal count per class)
     standardize: bool
-    n_features: tuple[int, ...] | str  # S values, or "all"
+    n_features: tuple[int, ...] | FeatureFractions | str  # S values, fractions of D, or "all"
     C: str | float
     n_select: int | None
     classifier: str
@@ -282,8 +306,11 @@ def load_experiment(
                 if not isinstance(proto, dict):
                     continue  # validation reports it
                 for grid in ("n_train", "n_features"):
-                    if isinstance(proto.get(grid), list):
-                        proto[grid] = thin_grid(proto[grid], value)
+                    g = proto.get(grid)
+                    if isinstance(g, list):
+                        proto[grid] = thin_grid(g, value)
+                    elif isinstance(g, dict) and isinstance(g.get(FRACTION_KEY), list):
+                        g[FRACTION_KEY] = thin_grid(g[FRACTION_KEY], value)
         elif key == "exclude_selectors":
             continue  # applied after validation, below
         else:  # pragma: no cover - programming error
@@ -475,6 +502,23 @@ class _Validator:
             raise self.err(kp, f"duplicate values in {list(out)}")
         return out
 
+    def fractions(self, x: dict, kp: str) -> FeatureFractions:
+        """``{fraction_of_D: [f, ...]}`` with every f in (0, 1], distinct."""
+        if set(x) != {FRACTION_KEY}:
+            raise self.err(
+                kp, f"expected a list of S values, 'all' or {{{FRACTION_KEY}: [fractions in (0, 1]]}}"
+            )
+        items = x[FRACTION_KEY]
+        items = items if isinstance(items, list) else [items]
+        if not items:
+            raise self.err(f"{kp}.{FRACTION_KEY}", "expected a non-empty list of fractions in (0, 1]")
+        for i, f in enumerate(items):
+            if isinstance(f, bool) or not isinstance(f, Real) or not 0 < f <= 1:
+                raise self.err(f"{kp}.{FRACTION_KEY}[{i}]", f"expected a fraction in (0, 1], got {f!r}")
+        if len(set(items)) != len(items):
+            raise self.err(f"{kp}.{FRACTION_KEY}", f"duplicate values in {items}")
+        return FeatureFractions(tuple(float(f) for f in items))
+
     def kernels(self, x, kp: str) -> tuple[KernelConfig, ...]:
         items = x if isinstance(x, list) else [x]
         if not items:
@@ -571,7 +615,12 @@ class _Validator:
         if not (isinstance(merged["stratify"], bool) or merged["stratify"] == "balanced"):
             raise self.err(where("stratify"), f"expected true, false or balanced, got {merged['stratify']!r}")
         nf = merged["n_features"]
-        n_features = "all" if nf == "all" else self.int_list(nf, where("n_features"), minimum=1)
+        if nf == "all":
+            n_features = "all"
+        elif isinstance(nf, dict):
+            n_features = self.fractions(nf, where("n_features"))
+        else:
+            n_features = self.int_list(nf, where("n_features"), minimum=1)
         C = merged["C"]
         if isinstance(C, str):
             if C != "joachims":

@@ -50,7 +50,7 @@ from sklearn.metrics import balanced_accuracy_score
 from fsbench.algorithms.kernels import KERNELS, resolve_gamma
 from fsbench.algorithms.registry import get_selector, resolve
 from fsbench.classifiers import fit_predict, fit_predict_per_pair
-from fsbench.config import KernelConfig, ProtocolConfig, SelectorConfig
+from fsbench.config import FeatureFractions, KernelConfig, ProtocolConfig, SelectorConfig
 from fsbench.data import SyntheticDataset, open_dataset
 from fsbench.pairwise import fit_per_pair
 from fsbench.resampling import _take, derive_seed, draw_split, standardize
@@ -219,11 +219,18 @@ def transform_grid(protocol: ProtocolConfig, dim: int) -> list[int]:
     (its own, possibly data-dependent, choice — e.g. TAKES is a single point in Xu 2011 Figs. 2–3)."""
     if protocol.n_features == "all":
         return [dim]
+    if isinstance(protocol.n_features, FeatureFractions):  # fractions of the output dimension
+        return sorted(set(protocol.n_features.resolve(dim)) | {dim})
     return sorted({s for s in protocol.n_features if s <= dim} | {dim})
 
 
 def n_features_grid(protocol: ProtocolConfig, n_features: int) -> list[int]:
-    return [n_features] if protocol.n_features == "all" else list(protocol.n_features)
+    """S values of a ranker on a dataset with ``n_features`` (D) features."""
+    if protocol.n_features == "all":
+        return [n_features]
+    if isinstance(protocol.n_features, FeatureFractions):
+        return protocol.n_features.resolve(n_features)
+    return list(protocol.n_features)
 
 
 # --------------------------------------------------------------------------- data of one task

@@ -195,7 +195,7 @@ def validate(exp: Experiment) -> None:
                 )
         # Rankers select among the D input features; transformers (kernel-space methods) may output
         # more dimensions than D, and S values beyond their output are skipped (protocol.transform_grid).
-        if p.n_features != "all" and max(p.n_features) > D and rankers:
+        if isinstance(p.n_features, tuple) and max(p.n_features) > D and rankers:
             raise ConfigError(
                 src,
                 entry.protocol_key("n_features"),
