@@ -305,3 +305,17 @@ def test_figure_reading_uses_only_the_mapped_dataset(df: pd.DataFrame) -> None:
     rep = ReadingsReport(values, rows, {})
     text = "\n".join(rep.section())
     assert "| toy | a | 5 | 20.0 ± 0.6 (n = 30) | 30.0 ± 0.6 (n = 30) | +10.0 |" in text
+
+
+@pytest.mark.parametrize("paper", ["paul2015", "ring2015"])
+def test_every_report_has_the_readings_section_and_counts(paper: str) -> None:
+    # a paper without a comparable printed cell still gets the section, its counts (0) and the reason
+    from fsbench.papers.page import comparison
+
+    pv = read_paper_values(ROOT / "configs" / paper / "paper_values.yaml")
+    summary_lines, body = comparison(paper, ROOT / "results" / paper)
+    assert "Of 0 differing cells: 0 explained by a reading, 0 paper inconsistent, 0 unexplained" in body
+    assert "## Alternative readings and the differing cells" in body
+    why = " ".join(str(pv["no_table_cells"]).split())
+    assert f"No printed table cell can be compared, so no cell is classified: {why}" in body
+    assert any("Of 0 differing cells" in line for line in summary_lines)

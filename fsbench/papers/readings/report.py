@@ -99,8 +99,6 @@ class ReadingsReport:
 
     def summary_lines(self) -> list[str]:
         """Lines for the report's summary: the counts line and a row per table."""
-        if not self.tables:
-            return []
         rows = []
         for t, cl, _ in self.tables:
             k = class_counts(cl)
@@ -114,10 +112,8 @@ class ReadingsReport:
         return lines
 
     def section(self) -> list[str]:
-        """The section “Alternative readings and the differing cells” (none for a paper with no compared
-        table, no reading and no substitution: Paul, Ring)."""
-        if not self.tables and not self.readings and not self.marks.section():
-            return []
+        """The section “Alternative readings and the differing cells”, in every paper's report; for a paper
+        with no comparable table cell it says why (``no_table_cells`` in paper_values.yaml) and counts 0."""
         lines = [
             "## Alternative readings and the differing cells",
             "",
@@ -130,6 +126,7 @@ class ReadingsReport:
             "otherwise **unexplained**. Readings never replace the default: the cell counts above are the "
             "default's.",
             "",
+            *self._no_cells_lines(),
         ]
         lines += self._readings_list()
         lines += self.marks.section()
@@ -138,6 +135,14 @@ class ReadingsReport:
                 lines += self._table_block(t, cl, by_reading)
         lines += figure_readings_section(self.values, self.readings, self.df, self.raw)
         return lines
+
+    def _no_cells_lines(self) -> list[str]:
+        """Why no cell is classified, for a paper with no comparable printed table cell."""
+        no_cells = self.values.get("no_table_cells")
+        if not no_cells or any(cl for _, cl, _ in self.tables):
+            return []
+        why = " ".join(str(no_cells).split())
+        return [f"No printed table cell can be compared, so no cell is classified: {why}", ""]
 
     def _readings_list(self) -> list[str]:
         if not self.readings:
