@@ -20,9 +20,13 @@ Output directory layout (schema version :data:`fsbench.results.schema.SCHEMA_VER
 Resuming (the default) skips every task whose file is valid, so a run killed at any point and
 started again with the same command ends with the same ``results.csv`` as an uninterrupted run.
 A resume is refused when the effective config differs from ``run.json`` (or ``run.json`` is missing
-or unreadable while task files exist), and when ``run.json`` names another git commit while tasks
+or unreadable while task files exist); when ``run.json`` names another git commit while tasks
 are both finished and still to compute, unless ``--allow-mixed-code`` (a finished run is only
-re-tabulated, whatever the commit); ``--fresh`` discards the task files and starts over.
+re-tabulated, whatever the commit); and when finished tasks of a user selector were computed from
+another version of its source file, finished run or not, unless ``--allow-mixed-code``, which keeps them
+and says so. ``--fresh`` discards the task files and starts over.
+
+:func:`dry_run` makes the same checks and counts without writing anything or running a task.
 
 :func:`validate` opens every dataset (hashing and parsing card files), checks every selector's
 parameters and fits every user selector class on a tiny problem (:mod:`fsbench.plugins`), so bad

@@ -288,6 +288,11 @@ def test_other_git_commit_is_refused_unless_allow_mixed_code(tiny_config, tmp_pa
 
     res = cli("run", cfg, "--out", out, "--no-progress", "--allow-mixed-code")
     assert res.exit_code == 0, res.stderr
+    note = (
+        f"note: 1 task(s) computed by fsbench commit {PINNED_COMMIT[:12]} join 17 of commit {other[:12]} "
+        "(--allow-mixed-code; each row records its git_commit)"
+    )
+    assert res.stderr_lines == [note]  # and says so
     info = json.loads(run_json.read_text())
     assert info["commits"] == sorted([other, PINNED_COMMIT]) and info["git_commit"] == PINNED_COMMIT
 
