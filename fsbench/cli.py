@@ -111,7 +111,8 @@ def run(
     backend: Annotated[
         str,
         typer.Option(
-            help="loky (local worker processes, also for --jobs 1), dask (--scheduler) or dask-local."
+            help="loky (local worker processes, also for --jobs 1), threading (threads of this process: "
+            "for debugging a selector; a crash in a task ends the run), dask (--scheduler) or dask-local."
         ),
     ] = "loky",
     scheduler: Annotated[
@@ -131,11 +132,28 @@ def run(
         ),
     ] = False,
     allow_mixed_code: Annotated[
-        bool, typer.Option(help="Resume results begun by another fsbench commit.")
+        bool,
+        typer.Option(
+            help="Resume results begun by another fsbench commit, or keep tasks of a user selector "
+            "computed from an earlier version of its file."
+        ),
     ] = False,
     retry_failed: Annotated[bool, typer.Option(help="Run failed tasks again when resuming.")] = False,
     dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Validate, count tasks, time a few, estimate cost.")
+        bool,
+        typer.Option(
+            "--dry-run",
+            help="Validate, plan and count tasks (total, done, failed, to run) in seconds; run and write "
+            "nothing.",
+        ),
+    ] = False,
+    estimate: Annotated[
+        bool,
+        typer.Option(
+            "--estimate",
+            help="A --dry-run that also runs and times the largest task of every (dataset, kernel, "
+            "selector) and estimates the CPU and wall time (can take minutes); writes nothing.",
+        ),
     ] = False,
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
 ) -> None:
@@ -162,26 +180,29 @@ def run(
         exp.name: (out if len(exps) == 1 else out / exp.name) if out else Path("results") / exp.name
         for exp in exps
     }
+    dry_run = dry_run or estimate
     for exp in exps:  # every config and output directory is checked before the first one starts
         validate(exp)
-        if not dry_run:
-            check_output(targets[exp.name])
+        check_output(targets[exp.name])
+    if dry_run:
+        plans = [
+            do_dry_run(
+                exp,
+                targets[exp.name],
+                jobs=jobs,
+                fresh=fresh,
+                retry_failed=retry_failed,
+                allow_mixed_code=allow_mixed_code,
+                estimate=estimate,
+            )
+            for exp in exps
+        ]
+        for exp, plan in zip(exps, plans, strict=True):
+            _print_plan(exp.name, plan, jobs=min(jobs, exp.jobs or jobs))
+        return
     failures = []
     for exp in exps:
         target = targets[exp.name]
-        if dry_run:
-            est = do_dry_run(exp, target, jobs=jobs)
-            typer.echo(f"{exp.name}: {est['n_tasks']} tasks ({est['n_done']} already done in {target})")
-            for g in est["groups"]:
-                typer.echo(
-                    f"  {g['dataset']:>24} {g['kernel']:>6} {g['selector']:>14}: {g['tasks']:5d} tasks x "
-                    f"{g['seconds_per_task']:.3f} s ({g['status']})"
-                )
-            typer.echo(
-                f"  estimate: {est['estimated_cpu_seconds'] / 60:.1f} CPU-min in all, "
-                f"~{est['estimated_wall_seconds'] / 60:.1f} min wall left with --jobs {jobs}"
-            )
-            continue
         with _progress_bar(exp.name, enabled=progress) as cb:
             summary = run_experiment(
                 exp,
@@ -197,15 +218,57 @@ def run(
             )
         if summary.n_failed:
             failures.append(summary)
-        excluded = f" (excluded: {', '.join(summary.excluded)})" if summary.excluded else ""
-        typer.echo(
-            f"{exp.name}: {summary.n_tasks} tasks ({summary.n_skipped} resumed, {summary.n_run} run, "
-            f"{summary.n_failed} failed) in {summary.seconds:.1f} s -> {summary.out}/results.csv{excluded}"
-        )
+        _print_summary(exp.name, summary)
     for summary in failures:
         typer.echo(_failure_line(summary), err=True)
     if failures:
         raise typer.Exit(1)
+
+
+def _print_plan(name: str, plan, jobs: int) -> None:
+    """What a run would do (``--dry-run`` / ``--estimate``): counts per experiment and dataset."""
+    failed = f", {plan.n_failed} of them failed" if plan.n_failed else ""
+    typer.echo(
+        f"{name}: {plan.n_tasks} tasks: {plan.n_done} done{failed}, {plan.n_todo} to run "
+        f"(output {plan.out}; dry run: nothing run or written)"
+    )
+    if plan.n_discarded:
+        typer.echo(f"  --fresh would discard {plan.n_discarded} task file(s)")
+    if plan.n_failed:
+        typer.echo(f"  {_retry_hint(plan.n_failed)}")
+    if len(plan.datasets) > 1:
+        for label, n, k in plan.datasets:
+            typer.echo(f"  {label}: {n} tasks, {k} to run")
+    for note in plan.notes:
+        typer.echo(f"note: {note}", err=True)
+    if plan.groups is None:
+        return
+    for g in plan.groups:
+        typer.echo(
+            f"  {g['dataset']:>24} {g['kernel']:>6} {g['selector']:>14}: {g['tasks']:5d} tasks x "
+            f"{g['seconds_per_task']:.3f} s ({g['status']})"
+        )
+    typer.echo(
+        f"  estimate: {plan.estimated_cpu_seconds / 60:.1f} CPU-min in all, "
+        f"~{plan.estimated_wall_seconds / 60:.1f} min wall left with --jobs {jobs}"
+    )
+
+
+def _retry_hint(n_failed_kept: int) -> str:
+    return f"{n_failed_kept} failed task(s) kept from an earlier run; --retry-failed runs them again"
+
+
+def _print_summary(name: str, summary) -> None:
+    """The one summary line of a run (stdout) and its notes (stderr)."""
+    for note in summary.notes:
+        typer.echo(f"note: {note}", err=True)
+    excluded = f" (excluded: {', '.join(summary.excluded)})" if summary.excluded else ""
+    retry = f"; {_retry_hint(summary.n_failed_kept)}" if summary.n_failed_kept else ""
+    typer.echo(
+        f"{name}: {summary.n_tasks} tasks ({summary.n_skipped} resumed, {summary.n_run} run, "
+        f"{summary.n_failed} failed) in {summary.seconds:.1f} s -> {summary.out}/results.csv"
+        f"{excluded}{retry}"
+    )
 
 
 def _failure_line(summary) -> str:
@@ -227,7 +290,11 @@ def diagnose(
     seed: Annotated[int | None, typer.Option(min=0, help="Override the config seed.")] = None,
     fresh: Annotated[bool, typer.Option("--fresh", help="Discard finished tasks and start over.")] = False,
     allow_mixed_code: Annotated[
-        bool, typer.Option(help="Resume results begun by another fsbench commit.")
+        bool,
+        typer.Option(
+            help="Resume results begun by another fsbench commit, or keep tasks of a user selector "
+            "computed from an earlier version of its file."
+        ),
     ] = False,
     retry_failed: Annotated[bool, typer.Option(help="Run failed tasks again when resuming.")] = False,
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
@@ -249,10 +316,7 @@ def diagnose(
             retry_failed=retry_failed,
             progress=cb,
         )
-    typer.echo(
-        f"{exp.name}: {summary.n_tasks} tasks ({summary.n_skipped} resumed, {summary.n_run} run, "
-        f"{summary.n_failed} failed) in {summary.seconds:.1f} s -> {summary.out}/results.csv"
-    )
+    _print_summary(exp.name, summary)
     for path in get_diagnostic(exp.diagnostic).render(Path(target), exp):
         typer.echo(str(path))
     if summary.n_failed:

@@ -255,6 +255,11 @@ _KIND_COMMAND = {
 }
 
 
+def _a(noun: str) -> str:
+    """``noun`` with its indefinite article ("an experiment", "a diagnostic")."""
+    return f"{'an' if noun[:1] in 'aeiou' else 'a'} {noun}"
+
+
 def load_experiment(
     path: str | Path, overrides: dict[str, Any] | None = None, *, kind: str = "experiment"
 ) -> Experiment:
@@ -279,8 +284,7 @@ def load_experiment(
         raise ConfigError(
             path,
             "",
-            f"this is a {found.replace('_', ' ')} file, not {'an' if kind[0] in 'aeiou' else 'a'} "
-            f"{kind} config; use {_KIND_COMMAND[found]}",
+            f"this is {_a(found.replace('_', ' '))} file, not {_a(kind)} config; use {_KIND_COMMAND[found]}",
         )
     raw = copy.deepcopy(raw)
     for key, value in (overrides or {}).items():

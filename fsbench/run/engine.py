@@ -20,9 +20,13 @@ Output directory layout (schema version :data:`fsbench.results.schema.SCHEMA_VER
 Resuming (the default) skips every task whose file is valid, so a run killed at any point and
 started again with the same command ends with the same ``results.csv`` as an uninterrupted run.
 A resume is refused when the effective config differs from ``run.json`` (or ``run.json`` is missing
-or unreadable while task files exist), and when ``run.json`` names another git commit while tasks
+or unreadable while task files exist); when ``run.json`` names another git commit while tasks
 are both finished and still to compute, unless ``--allow-mixed-code`` (a finished run is only
-re-tabulated, whatever the commit); ``--fresh`` discards the task files and starts over.
+re-tabulated, whatever the commit); and when finished tasks of a user selector were computed from
+another version of its source file, finished run or not, unless ``--allow-mixed-code``, which keeps them
+and says so. ``--fresh`` discards the task files and starts over.
+
+:func:`dry_run` makes the same checks and counts without writing anything or running a task.
 
 :func:`validate` opens every dataset (hashing and parsing card files), checks every selector's
 parameters and fits every user selector class on a tiny problem (:mod:`fsbench.plugins`), so bad
@@ -62,7 +66,7 @@ from fsbench.run.errors import RunError
 from fsbench.run.lock import RunLock
 from fsbench.run.plan import expand, plugin_sources, validate
 from fsbench.run.provenance import _now, git_commit, package_versions
-from fsbench.run.store import TaskStore, atomic_write, write_tables
+from fsbench.run.store import TaskStore, atomic_write, read_task_file, tasks_in_tables, write_tables
 
 
 @dataclass
@@ -77,11 +81,18 @@ class RunSummary:
     first_failure: tuple[Path, str] | None = None
     #: labels of the selectors left out by --exclude-selector
     excluded: tuple[str, ...] = ()
+    #: failed tasks of an earlier run kept as failed (not rerun: no ``--retry-failed``)
+    n_failed_kept: int = 0
+    #: one-line notices, e.g. what ``--allow-mixed-code`` let through
+    notes: tuple[str, ...] = ()
 
 
-def prepare_output(exp: Experiment, out: Path, *, fresh: bool, commit: str) -> tuple[dict, dict | None]:
-    """Check ``run.json`` of an existing output directory; return (the run.json to write, the old one)."""
-    out.mkdir(parents=True, exist_ok=True)
+def read_previous(exp: Experiment, out: Path, *, fresh: bool) -> dict | None:
+    """The ``run.json`` of an existing output directory that ``exp`` may resume (None: nothing to
+    resume, or ``fresh``); raise :class:`RunError` when it may not. Reads only."""
+    out = Path(out)
+    if fresh or not out.is_dir():
+        return None
     run_json = out / "run.json"
     previous = None
     if run_json.exists():
@@ -89,24 +100,29 @@ def prepare_output(exp: Experiment, out: Path, *, fresh: bool, commit: str) -> t
             previous = json.loads(run_json.read_text())
         except ValueError:
             previous = None
+    if previous is None and any((out / "tasks").glob("*.json")):
+        raise RunError(
+            f"{out}: holds task results but no readable run.json, so their config cannot be checked; "
+            "use --out NEWDIR, or --fresh to discard them"
+        )
+    if previous is not None and not exp.accepts_hash(previous.get("config_hash")):
+        raise RunError(
+            f"{out}: holds results of a different effective config (hash "
+            f"{str(previous.get('config_hash'))[:12]} vs {exp.config_hash[:12]}); rerun with the same "
+            "config and overrides, use --out NEWDIR, or --fresh to discard them"
+        )
+    return previous
+
+
+def prepare_output(exp: Experiment, out: Path, *, fresh: bool, commit: str) -> tuple[dict, dict | None]:
+    """Check ``run.json`` of an existing output directory; return (the run.json to write, the old one)."""
+    out.mkdir(parents=True, exist_ok=True)
+    previous = read_previous(exp, out, fresh=fresh)
     if fresh:
         for f in (out / "tasks").glob("*.json") if (out / "tasks").exists() else []:
             f.unlink()
         for name in ("results.csv", "rankings.csv"):
             (out / name).unlink(missing_ok=True)
-        previous = None
-    elif previous is None and any((out / "tasks").glob("*.json")):
-        raise RunError(
-            f"{out}: holds task results but no readable run.json, so their config cannot be checked; "
-            "use --out NEWDIR, or --fresh to discard them"
-        )
-    elif previous is not None:
-        if not exp.accepts_hash(previous.get("config_hash")):
-            raise RunError(
-                f"{out}: holds results of a different effective config (hash "
-                f"{str(previous.get('config_hash'))[:12]} vs {exp.config_hash[:12]}); rerun with the same "
-                "config and overrides, use --out NEWDIR, or --fresh to discard them"
-            )
     info = {
         "schema_version": SCHEMA_VERSION,
         "experiment": exp.name,
@@ -132,23 +148,30 @@ def prepare_output(exp: Experiment, out: Path, *, fresh: bool, commit: str) -> t
 
 def check_commit(
     out: Path, previous: dict | None, commit: str, n_done: int, n_todo: int, allow: bool
-) -> None:
-    """Refuse to add rows computed by another commit to rows already there (unless ``allow``).
+) -> list[str]:
+    """Refuse to add rows computed by another commit to rows already there (unless ``allow``, which
+    returns the one-line note to show instead).
 
     Nothing is mixed when no task is left to compute (a finished run is only re-tabulated, e.g. by
     ``make reproduce-all`` after later commits) or when no finished task is on disk (task files that
     are absent from a fresh clone are first restored from the committed tables,
     :meth:`TaskStore.restore_from_tables`).
     """
-    if previous is None or allow or n_done == 0 or n_todo == 0:
-        return
+    if previous is None or n_done == 0 or n_todo == 0:
+        return []
     prev_commit = previous.get("git_commit", "unknown")
-    if prev_commit != commit:
-        raise RunError(
-            f"{out}: was started by fsbench commit {prev_commit[:12]}, this is {commit[:12]}; "
-            "finish it with that commit, pass --allow-mixed-code (each row records its commit), "
-            "or --fresh"
-        )
+    if prev_commit == commit:
+        return []
+    if allow:
+        return [
+            f"{n_todo} task(s) computed by fsbench commit {commit[:12]} join {n_done} of commit "
+            f"{prev_commit[:12]} (--allow-mixed-code; each row records its git_commit)"
+        ]
+    raise RunError(
+        f"{out}: was started by fsbench commit {prev_commit[:12]}, this is {commit[:12]}; "
+        "finish it with that commit, pass --allow-mixed-code (each row records its commit), "
+        "or --fresh"
+    )
 
 
 def check_plugin_code(
@@ -156,31 +179,55 @@ def check_plugin_code(
     previous: dict | None,
     sources: dict[str, dict[str, str | None]],
     done: Iterable[tuple[Task, dict]],
-    todo: Iterable[Task],
     allow: bool,
-) -> None:
-    """Refuse to add tasks of a user selector whose source file changed to its tasks computed from the
-    old file (unless ``allow``), as :func:`check_commit` does for fsbench's own code.
+) -> list[str]:
+    """Refuse to reuse tasks of a user selector computed from another version of its source file
+    (unless ``allow``, which returns one-line notes saying which tasks were kept).
 
-    A finished task's source hash is its file's ``code_hash`` or, for a task restored from the tables,
-    the one ``run.json`` recorded. A selector with nothing left to compute mixes nothing.
+    This holds for a finished run too — unlike :func:`check_commit`, whose finished runs are only
+    re-tabulated: a researcher who edits their own selector and runs the same command expects the
+    new code to be used, not its old rows to be shown without a word. A finished task's source hash
+    is its file's ``code_hash`` or, for a task restored from the tables, the one ``run.json`` recorded.
     """
-    if allow:
-        return
     recorded = (previous or {}).get("plugin_sources") or {}
-    pending = {t.selector.name for t in todo}
+    done = list(done)
+    notes = []
     for name, src in sources.items():
-        if name not in pending or not src.get("sha256"):
+        if not src.get("sha256"):
             continue
         old = (recorded.get(name) or {}).get("sha256")
-        hashes = {p.get("code_hash") or old for t, p in done if t.selector.name == name}
-        stale = sorted(h for h in hashes if h and h != src["sha256"])
-        if stale:
+        hashes = [p.get("code_hash") or old for t, p in done if t.selector.name == name]
+        stale = sorted({h for h in hashes if h and h != src["sha256"]})
+        if not stale:
+            continue
+        n_stale = sum(h in stale for h in hashes)
+        if not allow:
             raise RunError(
-                f"{out}: finished tasks of selector {name} were computed from another version of "
-                f"{src['path']} (sha256 {stale[0][:12]}, now {src['sha256'][:12]}); restore that file, "
-                "pass --allow-mixed-code (each task file records its code_hash), or --fresh"
+                f"{out}: {n_stale} finished task(s) of selector {name} were computed from another "
+                f"version of {src['path']} (sha256 {stale[0][:12]}, now {src['sha256'][:12]}); restore "
+                "that file, pass --allow-mixed-code to keep them (each task file records its "
+                "code_hash), or --fresh to recompute everything"
             )
+        notes.append(
+            f"kept {n_stale} finished task(s) of selector {name} computed from another version of "
+            f"{src['path']} (sha256 {stale[0][:12]}, now {src['sha256'][:12]}) (--allow-mixed-code)"
+        )
+    return notes
+
+
+def split_done(
+    tasks: list[Task], lookup: Callable[[str], dict | None], retry_failed: bool
+) -> tuple[list[Task], list[tuple[Task, dict]]]:
+    """(tasks to run, finished (task, payload) pairs kept): a task is kept when ``lookup`` finds its
+    payload, unless it failed and ``retry_failed``."""
+    todo, done = [], []
+    for t in tasks:
+        payload = lookup(t.task_id)
+        if payload is None or (retry_failed and payload["status"] != "ok"):
+            todo.append(t)
+        else:
+            done.append((t, payload))
+    return todo, done
 
 
 def _first_failure(tasks: list[Task], store: TaskStore) -> tuple[Path, str] | None:
@@ -246,16 +293,11 @@ def run_experiment(
             tasks = expand(exp, commit, {name: src["sha256"] for name, src in sources.items()})
             if previous is not None:  # same effective config (checked): rows of a fresh clone count
                 store.restore_from_tables((t.task_id for t in tasks), rankings=exp.diagnostic is None)
-            todo, done = [], []
-            for t in tasks:
-                payload = store.get(t.task_id)
-                if payload is None or (retry_failed and payload["status"] != "ok"):
-                    todo.append(t)
-                else:
-                    done.append((t, payload))
+            todo, done = split_done(tasks, store.get, retry_failed)
             skipped = len(tasks) - len(todo)
-            check_commit(out, previous, commit, skipped, len(todo), allow_mixed_code)
-            check_plugin_code(out, previous, sources, done, todo, allow_mixed_code)
+            notes = check_commit(out, previous, commit, skipped, len(todo), allow_mixed_code)
+            notes += check_plugin_code(out, previous, sources, done, allow_mixed_code)
+            failed_kept = sum(p["status"] != "ok" for _, p in done)
 
             def summary(n_run: int, n_failed: int) -> RunSummary:
                 return RunSummary(
@@ -267,6 +309,8 @@ def run_experiment(
                     seconds=time.perf_counter() - t0,
                     first_failure=_first_failure(tasks, store) if n_failed else None,
                     excluded=exp.excluded,
+                    n_failed_kept=failed_kept,
+                    notes=tuple(notes),
                 )
 
             if not todo and previous is not None:
@@ -344,24 +388,106 @@ def unfinished_runs(root: Path) -> list[tuple[Path, int, int]]:
     return out
 
 
-def dry_run(exp: Experiment, out: Path | None, *, jobs: int = 1, sample: int = 1) -> dict[str, Any]:
-    """Validate, count tasks (and those already done in ``out``), time a few tasks, estimate the cost.
+@dataclass
+class DryRun:
+    """What ``fsbench run`` would do (:func:`dry_run`): counts of tasks, and the estimate if asked."""
 
-    For each (dataset, kernel, selector) the task with the largest n_train is timed ``sample`` time(s)
-    serially (one BLAS thread); the estimate scales each timing linearly to that group's task count
-    (an over-estimate for sweeps over n_train, since smaller training sets are cheaper).
+    out: Path
+    n_tasks: int
+    #: tasks finished in ``out`` (task files, or rows of its tables) that a run would keep: ok or failed
+    n_done: int
+    #: of those, failed tasks (kept as failed unless ``--retry-failed``)
+    n_failed: int
+    #: tasks a run would compute
+    n_todo: int
+    #: finished task files ``--fresh`` would discard
+    n_discarded: int = 0
+    #: (dataset label, tasks, tasks to run) in config order
+    datasets: list[tuple[str, int, int]] | None = None
+    #: one-line notices (what ``--allow-mixed-code`` would let through)
+    notes: tuple[str, ...] = ()
+    #: per (dataset, kernel, selector) timing, with ``estimate`` only
+    groups: list[dict[str, Any]] | None = None
+    estimated_cpu_seconds: float | None = None
+    estimated_wall_seconds: float | None = None
+
+
+def dry_run(
+    exp: Experiment,
+    out: Path,
+    *,
+    jobs: int = 1,
+    fresh: bool = False,
+    retry_failed: bool = False,
+    allow_mixed_code: bool = False,
+    estimate: bool = False,
+    sample: int = 1,
+) -> DryRun:
+    """Validate ``exp``, plan its tasks and count those a run into ``out`` would keep and compute, making
+    the same refusals as :func:`run_experiment` (config, mixed code). Nothing is written or fitted
+    (beyond :func:`validate`'s contract check of user classes on its tiny problem), and ``out`` is only
+    read: task files, or for a fresh clone the committed tables, as a run would restore them.
+
+    With ``estimate``, the task with the largest n_train of each (dataset, kernel, selector) is also run
+    ``sample`` time(s) serially (one BLAS thread) and timed, in this process, its result discarded; each
+    timing is scaled linearly to its group's task count (an over-estimate for sweeps over n_train, since
+    smaller training sets are cheaper).
     """
+    if exp.jobs is not None:
+        jobs = min(jobs, exp.jobs)
     validate(exp)
-    tasks = expand(exp)
-    done = 0
-    if out is not None and (Path(out) / "tasks").exists():
-        store = TaskStore(Path(out))
-        done = sum(store.get(t.task_id) is not None for t in tasks)
+    out = Path(out)
+    commit, _ = git_commit()
+    sources = plugin_sources(exp)
+    tasks = expand(exp, commit, {name: src["sha256"] for name, src in sources.items()})
+    previous = read_previous(exp, out, fresh=fresh)
+    n_discarded = 0
+    if fresh and (out / "tasks").is_dir():
+        n_discarded = sum(1 for _ in (out / "tasks").glob("*.json"))
+    found: dict[str, dict] = {}
+    if not fresh and out.is_dir():
+        missing = []
+        for t in tasks:
+            try:
+                found[t.task_id] = read_task_file(out / "tasks" / f"{t.task_id}.json", t.task_id)
+            except FileNotFoundError:
+                missing.append(t.task_id)
+            except ValueError:
+                pass  # a corrupt file: a run discards it and computes the task
+        if previous is not None:  # what run_experiment restores from the tables
+            for tid, (rows, _) in tasks_in_tables(out, missing, rankings=exp.diagnostic is None).items():
+                found[tid] = {"task_id": tid, "status": rows[0].get("status", ""), "code_hash": None}
+    todo, done = split_done(tasks, found.get, retry_failed)
+    notes = check_commit(out, previous, commit, len(done), len(todo), allow_mixed_code)
+    notes += check_plugin_code(out, previous, sources, done, allow_mixed_code)
+    todo_ids = {t.task_id for t in todo}
+    per_dataset: dict[str, list[int]] = {}
+    for t in tasks:
+        counts = per_dataset.setdefault(t.dataset, [0, 0])
+        counts[0] += 1
+        counts[1] += t.task_id in todo_ids
+    result = DryRun(
+        out=out,
+        n_tasks=len(tasks),
+        n_done=len(done),
+        n_failed=sum(p["status"] != "ok" for _, p in done),
+        n_todo=len(todo),
+        n_discarded=n_discarded,
+        datasets=[(name, n, k) for name, (n, k) in per_dataset.items()],
+        notes=tuple(notes),
+    )
+    if estimate:
+        _estimate(result, tasks, jobs, sample)
+    return result
+
+
+def _estimate(result: DryRun, tasks: list[Task], jobs: int, sample: int) -> None:
+    """Time the largest task of every (dataset, kernel, selector) group; fill ``result``'s estimate."""
     groups: dict[tuple, list[Task]] = {}
     for t in tasks:
         groups.setdefault((t.dataset, t.kernel.name, t.selector.label), []).append(t)
     est_total = 0.0
-    per_group = []
+    result.groups = []
     for key, ts in groups.items():
         big = max(ts, key=lambda t: (t.n_train, -t.repeat))
         secs = []
@@ -371,7 +497,7 @@ def dry_run(exp: Experiment, out: Path | None, *, jobs: int = 1, sample: int = 1
             secs.append(time.perf_counter() - t0)
         sec = sorted(secs)[len(secs) // 2]
         est_total += sec * len(ts)
-        per_group.append(
+        result.groups.append(
             {
                 "dataset": key[0],
                 "kernel": key[1],
@@ -381,10 +507,5 @@ def dry_run(exp: Experiment, out: Path | None, *, jobs: int = 1, sample: int = 1
                 "status": res.status,
             }
         )
-    return {
-        "n_tasks": len(tasks),
-        "n_done": done,
-        "groups": per_group,
-        "estimated_cpu_seconds": est_total,
-        "estimated_wall_seconds": est_total * (len(tasks) - done) / max(len(tasks), 1) / max(jobs, 1),
-    }
+    result.estimated_cpu_seconds = est_total
+    result.estimated_wall_seconds = est_total * result.n_todo / max(result.n_tasks, 1) / max(jobs, 1)

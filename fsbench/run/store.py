@@ -80,19 +80,14 @@ class TaskStore:
         atomic_write(self.dir / f"{result.task_id}.json", _canonical(doc))
 
     def get(self, task_id: str) -> dict | None:
-        path = self.dir / f"{task_id}.json"
+        """The payload of ``task_id``'s file; None when there is none. A file that does not parse or
+        whose checksum does not match is deleted (the task will run again)."""
+        path = self.path(task_id)
         try:
-            doc = json.loads(path.read_text())
-            payload = doc["payload"]
-            if hashlib.sha256(_canonical(payload).encode()).hexdigest() != doc["sha256"]:
-                raise ValueError("checksum mismatch")
-            if payload["task_id"] != task_id:
-                raise ValueError("task id mismatch")
-            return payload
+            return read_task_file(path, task_id)
         except FileNotFoundError:
             return None
-        except (ValueError, KeyError, TypeError, OSError):
-            # Corrupt or truncated: discard; the task will run again.
+        except ValueError:
             path.unlink(missing_ok=True)
             return None
 
@@ -105,34 +100,64 @@ class TaskStore:
         kept as the CSV text, so rewriting the tables reproduces them byte for byte. The caller has
         checked that ``run.json`` holds the same effective config. Returns the number restored.
         """
-        root = self.dir.parent
-        res_path, rank_path = root / "results.csv", root / "rankings.csv"
-        if not res_path.exists() or (rankings and not rank_path.exists()):
-            return 0
-        wanted = {t for t in task_ids if not (self.dir / f"{t}.json").exists()}
-        if not wanted:
-            return 0
-        rows: dict[str, list[dict]] = {}
-        with res_path.open(newline="") as fh:
+        wanted = {t for t in task_ids if not self.path(t).exists()}
+        found = tasks_in_tables(self.dir.parent, wanted, rankings=rankings)
+        for tid, (rows, ranking) in sorted(found.items()):
+            status = rows[0].get("status", "")
+            self.put(TaskResult(task_id=tid, status=status, rows=rows, ranking=ranking))
+        return len(found)
+
+
+def read_task_file(path: Path, task_id: str) -> dict:
+    """The checked payload of a task file, read only (:meth:`TaskStore.get` deletes a bad one).
+
+    Raises
+    ------
+    FileNotFoundError
+        No such file.
+    ValueError
+        The file does not parse, its checksum does not match, or it holds another task.
+    """
+    try:
+        doc = json.loads(Path(path).read_text())
+        payload = doc["payload"]
+        if hashlib.sha256(_canonical(payload).encode()).hexdigest() != doc["sha256"]:
+            raise ValueError("checksum mismatch")
+        if payload["task_id"] != task_id:
+            raise ValueError("task id mismatch")
+        return payload
+    except FileNotFoundError:
+        raise
+    except (ValueError, KeyError, TypeError, OSError) as exc:
+        raise ValueError(f"{path}: unreadable task file ({exc})") from None
+
+
+def tasks_in_tables(
+    root: Path, task_ids: Iterable[str], rankings: bool = True
+) -> dict[str, tuple[list[dict], dict]]:
+    """``{task_id: (result rows, ranking row)}`` of the tasks among ``task_ids`` that ``results.csv``
+    and (unless ``rankings`` is false: a diagnostic) ``rankings.csv`` in ``root`` both hold. Read only."""
+    root = Path(root)
+    res_path, rank_path = root / "results.csv", root / "rankings.csv"
+    wanted = set(task_ids)
+    if not wanted or not res_path.exists() or (rankings and not rank_path.exists()):
+        return {}
+    rows: dict[str, list[dict]] = {}
+    with res_path.open(newline="") as fh:
+        for r in csv.DictReader(fh):
+            if r.get("task_id") in wanted:
+                if r.get("n_features", "").isdigit():
+                    r["n_features"] = int(r["n_features"])  # write_tables sorts on it
+                rows.setdefault(r["task_id"], []).append(r)
+    ranks: dict[str, dict] = {}
+    if not rankings:  # a diagnostic: its rows are all there is
+        ranks = {tid: {"task_id": tid} for tid in rows}
+    else:
+        with rank_path.open(newline="") as fh:
             for r in csv.DictReader(fh):
                 if r.get("task_id") in wanted:
-                    if r.get("n_features", "").isdigit():
-                        r["n_features"] = int(r["n_features"])  # write_tables sorts on it
-                    rows.setdefault(r["task_id"], []).append(r)
-        ranks: dict[str, dict] = {}
-        if not rankings:  # a diagnostic: its rows are all there is
-            ranks = {tid: {"task_id": tid} for tid in rows}
-        else:
-            with rank_path.open(newline="") as fh:
-                for r in csv.DictReader(fh):
-                    if r.get("task_id") in wanted:
-                        ranks[r["task_id"]] = r
-        n = 0
-        for tid in sorted(set(rows) & set(ranks)):
-            status = rows[tid][0].get("status", "")
-            self.put(TaskResult(task_id=tid, status=status, rows=rows[tid], ranking=ranks[tid]))
-            n += 1
-        return n
+                    ranks[r["task_id"]] = r
+    return {tid: (rows[tid], ranks[tid]) for tid in set(rows) & set(ranks)}
 
 
 def _csv_text(rows: Iterable[dict], columns: list[str]) -> str:

@@ -149,10 +149,12 @@ def test_runnable_config_validates_where_its_data_exist(path):
 
 def test_dry_run_on_a_new_pipeline_config(tmp_path):
     out = tmp_path / "out"
-    res = cli("run", REPO / "configs/ring2015/fig1_toy.yaml", "--dry-run", "--repeats", 1, "--out", out)
+    res = cli("run", REPO / "configs/ring2015/fig1_toy.yaml", "--estimate", "--repeats", 1, "--out", out)
     assert res.exit_code == 0, res.stderr
     lines = res.stdout.splitlines()
-    assert lines[0] == f"ring2015_fig1_toy: 5 tasks (0 already done in {out})"
+    assert lines[0] == (
+        f"ring2015_fig1_toy: 5 tasks: 0 done, 5 to run (output {out}; dry run: nothing run or written)"
+    )
     timed = [ln for ln in lines if "tasks x" in ln]
     assert len(timed) == 5 and all(ln.endswith("(ok)") for ln in timed)
     assert "B&B Gaussian KL" in res.stdout and "estimate:" in lines[-1]

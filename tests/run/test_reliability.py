@@ -288,6 +288,11 @@ def test_other_git_commit_is_refused_unless_allow_mixed_code(tiny_config, tmp_pa
 
     res = cli("run", cfg, "--out", out, "--no-progress", "--allow-mixed-code")
     assert res.exit_code == 0, res.stderr
+    note = (
+        f"note: 1 task(s) computed by fsbench commit {PINNED_COMMIT[:12]} join 17 of commit {other[:12]} "
+        "(--allow-mixed-code; each row records its git_commit)"
+    )
+    assert res.stderr_lines == [note]  # and says so
     info = json.loads(run_json.read_text())
     assert info["commits"] == sorted([other, PINNED_COMMIT]) and info["git_commit"] == PINNED_COMMIT
 
@@ -348,12 +353,12 @@ def test_failing_task_is_recorded_and_others_finish(tmp_path, pinned_commit):
 
 
 # --------------------------------------------------------------------------- dry run
-def test_dry_run_prints_count_and_estimate_and_writes_nothing(tiny_config, tmp_path):
+def test_estimate_prints_count_and_estimate_and_writes_nothing(tiny_config, tmp_path):
     out = tmp_path / "out"
     t0 = time.perf_counter()
-    res = cli("run", tiny_config, "--out", out, "--dry-run")
+    res = cli("run", tiny_config, "--out", out, "--estimate")
     assert res.exit_code == 0, res.stderr
-    assert "tiny: 36 tasks (0 already done" in res.stdout
+    assert "tiny: 36 tasks: 0 done, 36 to run" in res.stdout
     assert "estimate:" in res.stdout and "CPU-min" in res.stdout
     assert not out.exists()
     assert time.perf_counter() - t0 < 30
@@ -365,7 +370,7 @@ def test_dry_run_counts_done_tasks_without_touching_them(tiny_config, tmp_path, 
     snapshot = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
     res = cli("run", tiny_config, "--out", out, "--repeats", "1", "--dry-run")
     assert res.exit_code == 0, res.stderr
-    assert "tiny: 9 tasks (9 already done" in res.stdout
+    assert "tiny: 9 tasks: 9 done, 0 to run" in res.stdout
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == snapshot
 
 
