@@ -417,9 +417,12 @@ class KOBL(_CholeskyBasisTransformer):
         applied): a fixed-rank pivoted incomplete Cholesky, stopped earlier only at numerical rank.
     f : {"linear", "sqrt", "square", "zero"} or callable, default "linear"
         Threshold function, monotonically increasing with :math:`0 \le f(t) \le 1` on [0, 1]. The paper does
-        not state it; "linear" :math:`f(t) = t` is ALGORITHMS.md §10.1 [D] (the only one of t, √t, t² that
-        is consistent with Theorem 1 on every row of the paper's Table 2). "zero" accepts every pivot (full
-        pivoted Cholesky up to numerical rank).
+        not state it; "linear" :math:`f(t) = t` is ALGORITHMS.md §10.1 [D]. Of t, √t and t², t and √t are
+        both consistent with Theorem 1 (:math:`\mathcal E \le r_{11} f(\text{Dim}/N)`, :math:`r_{11} = 1`
+        for the RBF kernel) on every row of the paper's Table 2 (√t ≥ t on [0, 1], so √t is whenever t
+        is); t² fails on every row (e.g. Australian (36/345)² = .011 < E = .044). So the table rules out
+        t² only: t is a labelled default, √t an equally admissible reading. "zero" accepts every pivot
+        (full pivoted Cholesky up to numerical rank).
     rank_tol : float or None, default None
         Round-off floor on the squared residual relative to :math:`r_{11}^2`; None = N·eps (see
         :func:`kernel_gram_schmidt`). Guards against division by a zero residual on rank-deficient data.
