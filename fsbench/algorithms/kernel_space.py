@@ -62,6 +62,7 @@ from fsbench.algorithms.kernels import (
     GramCentering,
     Kernel,
     make_kernel,
+    resolve_gamma,
     sq_distances,
 )
 
@@ -259,6 +260,27 @@ def span_residual_norms(kxx: np.ndarray, T: np.ndarray, gram: np.ndarray | None 
     else:
         proj = np.einsum("ij,ij->i", T @ np.linalg.pinv(gram, hermitian=True), T)
     return np.sqrt(np.maximum(np.asarray(kxx, dtype=float) - proj, 0.0))
+
+
+def expansion_residual_norms(kxx: np.ndarray, T: np.ndarray, gram: np.ndarray) -> np.ndarray:
+    r"""Residual norms :math:`\lVert\phi(x) - \sum_j \langle w_j, \phi(x)\rangle w_j\rVert` (eq. 19, line 2).
+
+    The second line of Xu et al.'s eq. (19), taken literally for any basis.
+
+    :math:`\lVert\phi - \sum_j t_j w_j\rVert^2 = k(x, x) - 2t^\top t + t^\top\,\text{gram}\,t` with
+    :math:`t_j = \langle w_j, \phi(x)\rangle`. For an orthonormal basis (gram = I) this is the residual of
+    the orthogonal projection (:func:`span_residual_norms`, the first line of eq. 19); for a non-orthonormal
+    one (KDA) it is not a projection at all, and it grows with the basis' departure from orthonormality —
+    the reading under which the paper's "not necessary orthogonal, thus ... its reconstruction cost is
+    poor" follows.
+
+    Parameters
+    ----------
+    kxx : (M,) :math:`k(x, x)`; T : (M, m) the :math:`t_j`; gram : (m, m) :math:`\langle w_i, w_j\rangle`.
+    """
+    T = np.asarray(T, dtype=float)
+    sq = np.asarray(kxx, dtype=float) - 2.0 * np.einsum("ij,ij->i", T, T) + np.einsum("ij,ij->i", T @ gram, T)
+    return np.sqrt(np.maximum(sq, 0.0))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -485,6 +507,53 @@ class KOBL(_CholeskyBasisTransformer):
             rank_tol=self.rank_tol,
         )
         self.threshold_ = float(fn(self.n_components_ / X.shape[0]))
+
+
+def kobl_gamma_for_dim(
+    X: np.ndarray,
+    target: int,
+    f: str | Callable[[float], float] = "linear",
+    *,
+    start: float | None = None,
+    span: float = 2.0**14,
+    iters: int = 50,
+) -> float:
+    r"""The smallest RBF γ (to a relative 1e-6) at which KOBL's adaptive Dim on X reaches ``target``.
+
+    A *calibration* for a labelled conditional reading (Xu et al. give no RBF width): γ is fitted on one
+    printed column (KOBL's Dim of Table 2) so that the *other* columns can be tested at that width. A wider
+    kernel (smaller γ) gives a smaller Dim; the search is a bisection on log γ over
+    [start/span, start·span] (``start`` = the median-rule γ of X), keeping the smallest γ seen with
+    Dim ≥ target. If even start·span does not reach ``target`` (at most N basis vectors), that γ is
+    returned.
+
+    Parameters
+    ----------
+    X : (N, D) training data.
+    target : int, the Dim to reach (1 ≤ target ≤ N).
+    f : KOBL's threshold function.
+    start, span, iters : the bracket and the number of bisection steps.
+    """
+    X = np.asarray(X, dtype=float)
+    g0 = resolve_gamma("median", X) if start is None else float(start)
+
+    def dim(g: float) -> int:
+        return KOBL(gamma=g, f=f).fit(X).n_components_
+
+    lo, hi = np.log(g0 / span), np.log(g0 * span)
+    if dim(float(np.exp(hi))) < target:
+        return float(np.exp(hi))
+    if dim(float(np.exp(lo))) >= target:
+        return float(np.exp(lo))
+    for _ in range(iters):
+        if hi - lo < 1e-6:
+            break
+        mid = 0.5 * (lo + hi)
+        if dim(float(np.exp(mid))) >= target:
+            hi = mid
+        else:
+            lo = mid
+    return float(np.exp(hi))
 
 
 class KGS(_CholeskyBasisTransformer):

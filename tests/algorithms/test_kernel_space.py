@@ -14,9 +14,12 @@ from fsbench.algorithms.kernel_space import (
     KPCA,
     TAKES,
     THRESHOLD_FUNCTIONS,
+    expansion_residual_norms,
     kffs,
     klms_weak_predictions,
+    kobl_gamma_for_dim,
     relief_weights,
+    span_residual_norms,
     weak_predictions,
 )
 from fsbench.algorithms.kernels import GramCentering, Kernel, resolve_gamma, sq_distances
@@ -356,3 +359,30 @@ def test_fs_n_components_and_relief_order():
     assert est.n_components_ == 5
     w = est.relief_weights_
     assert np.all(np.diff(w[est.selected_]) <= 0) and w[est.selected_[0]] == w.max()
+
+
+# --------------------------------------------------------------------------- Table 2 readings
+def test_expansion_residual_by_hand_differs_from_span_for_a_non_orthonormal_basis():
+    """Linear kernel on R²: w1 = (1, 0), w2 = (1, 1)/√2 (unit, not orthogonal), x = (0, 1): t = (0, 1/√2),
+    Σ t_j w_j = (.5, .5), residual (−.5, .5) of norm √.5; the span is R², so the projection residual is 0."""
+    W = np.array([[1.0, 0.0], [1.0, 1.0]]) / np.array([[1.0], [np.sqrt(2.0)]])
+    x = np.array([[0.0, 1.0]])
+    T, gram = x @ W.T, W @ W.T
+    np.testing.assert_allclose(expansion_residual_norms([1.0], T, gram), [np.sqrt(0.5)])
+    np.testing.assert_allclose(span_residual_norms([1.0], T, gram), [0.0], atol=1e-7)
+    # orthonormal basis: both lines of eq. (19) agree
+    Q = np.eye(2)[:1]
+    np.testing.assert_allclose(
+        expansion_residual_norms([1.0], x @ Q.T, Q @ Q.T), span_residual_norms([1.0], x @ Q.T)
+    )
+
+
+def test_kobl_gamma_for_dim_by_hand():
+    """x = 0, 1, 10 (1-D), RBF, f(t) = t, r11 = 1: the first pivot is x = 0; the second candidate is x = 10
+    (k(0, 10) = exp(−100γ)) with residual norm sqrt(1 − exp(−200γ)), accepted iff it is ≥ f(1/3) = 1/3,
+    i.e. iff γ ≥ ln(9/8)/200. So the smallest γ giving Dim = 2 is ln(9/8)/200."""
+    X = np.array([[0.0], [1.0], [10.0]])
+    g = kobl_gamma_for_dim(X, 2)
+    assert g == pytest.approx(np.log(9 / 8) / 200, rel=1e-5)
+    assert KOBL(gamma=g).fit(X).n_components_ >= 2
+    assert KOBL(gamma=g * 0.999).fit(X).n_components_ == 1
