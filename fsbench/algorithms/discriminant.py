@@ -55,6 +55,7 @@ from fsbench.algorithms.kernel_space import (
     KOBL,
     THRESHOLD_CONSTRAINT,
     KernelSpaceTransformer,
+    expansion_residual_norms,
     span_residual_norms,
 )
 from fsbench.algorithms.kernels import GramCentering, Kernel, sq_distances
@@ -420,19 +421,33 @@ class GDA(KernelSpaceTransformer):
     def _transform(self, X: np.ndarray) -> np.ndarray:
         return self.centering_.center(self.kernel_.gram(X, self.X_fit_)) @ self.dual_coef_
 
-    def _residuals(self, kxx: np.ndarray, Z: np.ndarray) -> np.ndarray:
+    def _residuals(self, kxx: np.ndarray, Z: np.ndarray, formula: str = "span") -> np.ndarray:
         c = self.centering_
         T = Z + (c.col_means - c.grand_mean) @ self.dual_coef_  # <v_j, φ(x)> with the uncentred φ(x)
         gram = self.dual_coef_.T @ self.embedding_  # <v_i, v_j> = α_iᵀ K̃ α_j
-        return span_residual_norms(kxx, T, 0.5 * (gram + gram.T))
+        gram = 0.5 * (gram + gram.T)
+        if formula == "expansion":
+            return expansion_residual_norms(kxx, T, gram)
+        return span_residual_norms(kxx, T, gram)
 
-    def reconstruction_cost(self, X=None) -> float:
-        """Average residual norm of :math:`\\phi(x)` on the span of the directions (eq. 19 of Xu et al.)."""
+    def reconstruction_cost(self, X=None, formula: str = "span") -> float:
+        r"""Average residual norm of :math:`\phi(x)` (eq. 19 of Xu et al.; training set if ``X`` is None).
+
+        ``formula="span"`` (default): the distance to the span of the directions (eq. 19, first line);
+        ``"expansion"``: :math:`\lVert\phi - \sum_j\langle v_j,\phi\rangle v_j\rVert` (eq. 19, second line,
+        which equals the first only for an orthonormal basis;
+        :func:`~fsbench.algorithms.kernel_space.expansion_residual_norms`).
+        """
         check_is_fitted(self, "embedding_")
+        if formula not in ("span", "expansion"):
+            raise ValueError(f"formula must be 'span' or 'expansion', got {formula!r}")
         if X is None:
-            return self.reconstruction_cost_
+            if formula == "span":
+                return self.reconstruction_cost_
+            kxx = self.kernel_.diag(self.X_fit_)
+            return float(self._residuals(kxx, self.embedding_, formula).mean())
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        return float(self._residuals(self.kernel_.diag(X), self._transform(X)).mean())
+        return float(self._residuals(self.kernel_.diag(X), self._transform(X), formula).mean())
 
 
 class KDA(GDA):

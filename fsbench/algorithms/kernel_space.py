@@ -62,6 +62,7 @@ from fsbench.algorithms.kernels import (
     GramCentering,
     Kernel,
     make_kernel,
+    resolve_gamma,
     sq_distances,
 )
 
@@ -261,6 +262,27 @@ def span_residual_norms(kxx: np.ndarray, T: np.ndarray, gram: np.ndarray | None 
     return np.sqrt(np.maximum(np.asarray(kxx, dtype=float) - proj, 0.0))
 
 
+def expansion_residual_norms(kxx: np.ndarray, T: np.ndarray, gram: np.ndarray) -> np.ndarray:
+    r"""Residual norms :math:`\lVert\phi(x) - \sum_j \langle w_j, \phi(x)\rangle w_j\rVert` (eq. 19, line 2).
+
+    The second line of Xu et al.'s eq. (19), taken literally for any basis.
+
+    :math:`\lVert\phi - \sum_j t_j w_j\rVert^2 = k(x, x) - 2t^\top t + t^\top\,\text{gram}\,t` with
+    :math:`t_j = \langle w_j, \phi(x)\rangle`. For an orthonormal basis (gram = I) this is the residual of
+    the orthogonal projection (:func:`span_residual_norms`, the first line of eq. 19); for a non-orthonormal
+    one (KDA) it is not a projection at all, and it grows with the basis' departure from orthonormality —
+    the reading under which the paper's "not necessary orthogonal, thus ... its reconstruction cost is
+    poor" follows.
+
+    Parameters
+    ----------
+    kxx : (M,) :math:`k(x, x)`; T : (M, m) the :math:`t_j`; gram : (m, m) :math:`\langle w_i, w_j\rangle`.
+    """
+    T = np.asarray(T, dtype=float)
+    sq = np.asarray(kxx, dtype=float) - 2.0 * np.einsum("ij,ij->i", T, T) + np.einsum("ij,ij->i", T @ gram, T)
+    return np.sqrt(np.maximum(sq, 0.0))
+
+
 # ---------------------------------------------------------------------------------------------
 # Common base of the kernel-space transformers
 # ---------------------------------------------------------------------------------------------
@@ -417,9 +439,12 @@ class KOBL(_CholeskyBasisTransformer):
         applied): a fixed-rank pivoted incomplete Cholesky, stopped earlier only at numerical rank.
     f : {"linear", "sqrt", "square", "zero"} or callable, default "linear"
         Threshold function, monotonically increasing with :math:`0 \le f(t) \le 1` on [0, 1]. The paper does
-        not state it; "linear" :math:`f(t) = t` is ALGORITHMS.md §10.1 [D] (the only one of t, √t, t² that
-        is consistent with Theorem 1 on every row of the paper's Table 2). "zero" accepts every pivot (full
-        pivoted Cholesky up to numerical rank).
+        not state it; "linear" :math:`f(t) = t` is ALGORITHMS.md §10.1 [D]. Of t, √t and t², t and √t are
+        both consistent with Theorem 1 (:math:`\mathcal E \le r_{11} f(\text{Dim}/N)`, :math:`r_{11} = 1`
+        for the RBF kernel) on every row of the paper's Table 2 (√t ≥ t on [0, 1], so √t is whenever t
+        is); t² fails on every row (e.g. Australian (36/345)² = .011 < E = .044). So the table rules out
+        t² only: t is a labelled default, √t an equally admissible reading. "zero" accepts every pivot
+        (full pivoted Cholesky up to numerical rank).
     rank_tol : float or None, default None
         Round-off floor on the squared residual relative to :math:`r_{11}^2`; None = N·eps (see
         :func:`kernel_gram_schmidt`). Guards against division by a zero residual on rank-deficient data.
@@ -482,6 +507,53 @@ class KOBL(_CholeskyBasisTransformer):
             rank_tol=self.rank_tol,
         )
         self.threshold_ = float(fn(self.n_components_ / X.shape[0]))
+
+
+def kobl_gamma_for_dim(
+    X: np.ndarray,
+    target: int,
+    f: str | Callable[[float], float] = "linear",
+    *,
+    start: float | None = None,
+    span: float = 2.0**14,
+    iters: int = 50,
+) -> float:
+    r"""The smallest RBF γ (to a relative 1e-6) at which KOBL's adaptive Dim on X reaches ``target``.
+
+    A *calibration* for a labelled conditional reading (Xu et al. give no RBF width): γ is fitted on one
+    printed column (KOBL's Dim of Table 2) so that the *other* columns can be tested at that width. A wider
+    kernel (smaller γ) gives a smaller Dim; the search is a bisection on log γ over
+    [start/span, start·span] (``start`` = the median-rule γ of X), keeping the smallest γ seen with
+    Dim ≥ target. If even start·span does not reach ``target`` (at most N basis vectors), that γ is
+    returned.
+
+    Parameters
+    ----------
+    X : (N, D) training data.
+    target : int, the Dim to reach (1 ≤ target ≤ N).
+    f : KOBL's threshold function.
+    start, span, iters : the bracket and the number of bisection steps.
+    """
+    X = np.asarray(X, dtype=float)
+    g0 = resolve_gamma("median", X) if start is None else float(start)
+
+    def dim(g: float) -> int:
+        return KOBL(gamma=g, f=f).fit(X).n_components_
+
+    lo, hi = np.log(g0 / span), np.log(g0 * span)
+    if dim(float(np.exp(hi))) < target:
+        return float(np.exp(hi))
+    if dim(float(np.exp(lo))) >= target:
+        return float(np.exp(lo))
+    for _ in range(iters):
+        if hi - lo < 1e-6:
+            break
+        mid = 0.5 * (lo + hi)
+        if dim(float(np.exp(mid))) >= target:
+            hi = mid
+        else:
+            lo = mid
+    return float(np.exp(hi))
 
 
 class KGS(_CholeskyBasisTransformer):
@@ -668,7 +740,14 @@ def weak_predictions(Z: np.ndarray, y: np.ndarray, n_classes: int) -> np.ndarray
     :math:`T_{:,c} \approx a_{ic} z_i + b_{ic}`, and predicts :math:`\arg\max_c (a_{ic} z_i + b_{ic})`. With
     two classes this is exactly ALGORITHMS.md §10.2 [D]: fit :math:`y \in \{-1,+1\}` by :math:`a z_i + b` and
     predict :math:`\operatorname{sign}(a z_i + b)`, ties → +1 (class index 1). A constant coordinate predicts
-    the majority class. ("Kernel Least Mean Square" in the paper [V]; the 1-D LS fit is its closed form.)
+    the majority class.
+
+    The paper's weak learner is "Kernel Least Mean Square ... because it only costs O(N²d)" (§3.2) [V],
+    with no further detail. This LS fit is *not* the closed form of a kernel LMS: it is the fixed point of
+    plain (linear) LMS on the kernel-space coordinate φ_i(x) (Widrow–Hoff), one reading of "kernel LMS"
+    (LMS on the kernel-space features, whose O(N²) per coordinate is the cost of eq. 22). The other reading,
+    KLMS proper (Liu, Pokharel & Príncipe 2008: LMS in the RKHS of a kernel on the coordinate, non-linear
+    in z_i, O(N²) per coordinate by itself), is :func:`klms_weak_predictions` [D].
 
     Returns
     -------
@@ -691,6 +770,57 @@ def weak_predictions(Z: np.ndarray, y: np.ndarray, n_classes: int) -> np.ndarray
     return V
 
 
+def klms_weak_predictions(
+    Z: np.ndarray, y: np.ndarray, n_classes: int, step: float = 0.5, width: float | None = None
+) -> np.ndarray:
+    r"""Class predictions of 1-D kernel LMS weak learners, one per coordinate (a reading of Algorithm 2).
+
+    KLMS (Liu, Pokharel & Príncipe 2008) on coordinate i alone: one pass over the training points in their
+    order, with a Gaussian kernel :math:`\kappa(a, b) = \exp(-(a-b)^2/(2h_i^2))` on the scalar coordinate,
+
+    .. math:: f_0 = 0,\quad e_t = \tilde T_t - f_{t-1}(z_{ti}),\quad
+       f_t = f_{t-1} + \eta\, e_t\, \kappa(z_{ti}, \cdot),
+
+    with the centred one-hot targets :math:`\tilde T = T - 1/C` (for two classes :math:`\pm\frac12`, i.e.
+    the ±1 regression of :func:`weak_predictions` up to scale); the prediction is
+    :math:`\arg\max_c f_N(z_i)_c` (ties → the larger class index). Cost O(N²·d·C). The paper names the
+    learner only: [D] η = ``step`` = 0.5 and :math:`h_i` = the median of :math:`|z_{si} - z_{ti}|` over
+    the pairs s < t (1 if it is 0), unless ``width`` is given.
+
+    Returns
+    -------
+    V : (d, N) int, class indices.
+    """
+    Z = np.asarray(Z, dtype=float)
+    n, d = Z.shape
+    T = np.zeros((n, n_classes))
+    T[np.arange(n), y] = 1.0
+    T -= 1.0 / n_classes
+    if width is None:
+        iu = np.triu_indices(n, k=1)
+        h = (
+            np.array([np.median(np.abs(Z[iu[0], i] - Z[iu[1], i])) for i in range(d)])
+            if n > 1
+            else np.ones(d)
+        )
+        h = np.where(h > 0, h, 1.0)
+    else:
+        h = np.full(d, float(width))
+    inv = 1.0 / (2.0 * h * h)
+    coef = np.zeros((n, d, n_classes))  # η e_t per point, coordinate and class
+    for t in range(n):
+        kt = np.exp(-((Z[:t] - Z[t]) ** 2) * inv)  # (t, d)
+        f = np.einsum("sd,sdc->dc", kt, coef[:t])
+        coef[t] = step * (T[t] - f)
+    V = np.empty((d, n), dtype=int)
+    b = max(1, _VOTE_BLOCK // max(1, n * d))
+    for s in range(0, n, b):
+        j = slice(s, min(s + b, n))
+        kj = np.exp(-((Z[:, None, :] - Z[None, j, :]) ** 2) * inv)  # (N, b, d)
+        V[:, j] = _argmax_last(np.einsum("sjd,sdc->djc", kj, coef))
+    return V
+
+
 @dataclass
 class KFFSResult:
     """Result of :func:`kffs` (see there)."""
@@ -708,6 +838,7 @@ def kffs(
     n_classes: int,
     max_rounds: int | None = None,
     sample_update: str = "ensemble",
+    early_stop: bool = True,
 ) -> KFFSResult:
     r"""Kernel Forward Feature Selection (Xu et al. 2011, Algorithm 2) on a table of weak predictions.
 
@@ -731,6 +862,11 @@ def kffs(
        weighted error of exactly 1/2, so the loop tends to stop after a few distinct coordinates;
     7. stop if :math:`\epsilon_k = 0` (nothing left to correct) or after ``max_rounds`` rounds.
 
+    The stops at chance level (step 3) and at a perfect ensemble (step 7) are [D]: Algorithm 2 runs
+    ``for t = 1 to d`` without a stop. ``early_stop=False`` runs all the rounds, as printed; a round with
+    :math:`\epsilon_k \ge 1/2` then adds a weight :math:`\gamma \le 0` (ε̃ is also capped at 1 − 1/(2N)
+    so that γ stays finite).
+
     A coordinate may be picked again; its weight is the sum of its γ's.
 
     Parameters
@@ -740,6 +876,7 @@ def kffs(
     n_classes : int
     max_rounds : int or None — None: d rounds (Algorithm 2's ``for t = 1 to d``).
     sample_update : {"ensemble", "weak"} — see step 6.
+    early_stop : bool, default True — the stops of steps 3 and 7 [D]; False: Algorithm 2's d rounds.
 
     Returns
     -------
@@ -768,19 +905,19 @@ def kffs(
             err[sl] = (_argmax_last(S) != y[None, :]) @ c
         k = int(np.argmin(err))
         eps = float(err[k])
-        if eps >= eps_max:
+        if early_stop and eps >= eps_max:
             stop = "chance"
             break
         votes += eye[V[k]]
         correct = _argmax_last(votes) == y if sample_update == "ensemble" else V[k] == y
-        e = max(eps, eps_floor)
+        e = min(max(eps, eps_floor), 1.0 - eps_floor)
         gamma = float(np.log((1.0 - e) / e) + np.log(n_classes - 1.0))
         c[correct] *= np.exp(-gamma)
         weights[k] += gamma
         picks.append(k)
         errors.append(eps)
         gammas.append(gamma)
-        if eps == 0.0:
+        if early_stop and eps == 0.0:
             stop = "perfect"
             break
     return KFFSResult(
@@ -812,6 +949,8 @@ class _KFFSTransformer(KernelSpaceTransformer):
         "multiclass": [StrOptions({"samme", "first_vs_rest"})],
         "sample_update": [StrOptions({"ensemble", "weak"})],
         "weighted": ["boolean"],
+        "weak_learner": [StrOptions({"ls", "klms"})],
+        "early_stop": ["boolean"],
     }
 
     def __init__(
@@ -828,6 +967,8 @@ class _KFFSTransformer(KernelSpaceTransformer):
         multiclass: str = "samme",
         sample_update: str = "ensemble",
         weighted: bool = True,
+        weak_learner: str = "ls",
+        early_stop: bool = True,
     ):
         self.kernel = kernel
         self.gamma = gamma
@@ -841,6 +982,8 @@ class _KFFSTransformer(KernelSpaceTransformer):
         self.multiclass = multiclass
         self.sample_update = sample_update
         self.weighted = weighted
+        self.weak_learner = weak_learner
+        self.early_stop = early_stop
 
     def _make_basis(self) -> _CholeskyBasisTransformer:
         common = dict(
@@ -857,8 +1000,16 @@ class _KFFSTransformer(KernelSpaceTransformer):
             y_fit, n_cls = (y != 0).astype(int), 2
         else:
             y_fit, n_cls = y, self.classes_.size
-        V = weak_predictions(Z, y_fit, n_cls)
-        res = kffs(V, y_fit, n_cls, max_rounds=self.max_rounds, sample_update=self.sample_update)
+        learner = klms_weak_predictions if self.weak_learner == "klms" else weak_predictions
+        V = learner(Z, y_fit, n_cls)
+        res = kffs(
+            V,
+            y_fit,
+            n_cls,
+            max_rounds=self.max_rounds,
+            sample_update=self.sample_update,
+            early_stop=self.early_stop,
+        )
         first_seen = np.full(Z.shape[1], np.iinfo(int).max)
         for t, k in enumerate(res.picks):
             first_seen[k] = min(first_seen[k], t)
@@ -910,6 +1061,13 @@ _KFFS_PARAMS_DOC = r"""
     weighted : bool, default True
         Output :math:`\gamma_k\phi_k(x)` (§10.2 [D], Algorithm 3 step 4); False outputs the plain selected
         coordinates.
+    weak_learner : {"ls", "klms"}, default "ls"
+        The 1-D weak learner of Algorithm 2 steps 2–5 ("Kernel Least Mean Square" in the paper): "ls" =
+        :func:`weak_predictions` (the fixed point of linear LMS on the coordinate) [D]; "klms" =
+        :func:`klms_weak_predictions` (kernel LMS on the coordinate; a sensitivity reading).
+    early_stop : bool, default True
+        Stop KFFS at chance level or at a perfect ensemble [D]; False runs Algorithm 2's d rounds as printed
+        (:func:`kffs`). Coordinates whose summed γ is ≤ 0 are not output either way.
 
     Attributes
     ----------

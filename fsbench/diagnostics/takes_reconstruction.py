@@ -16,12 +16,20 @@ split, e.g. ``median``, ``median/4``), fit on the training split
 and record the dimension and eq. (19),
 :math:`\mathcal E(M) = \frac1M\sum_j\lVert\phi(x_j) - P_M\phi(x_j)\rVert`, on the training points
 (``E_train``) and on the held-out test points of the split (``E_test``; the KOBL docstring's reading of
-Table 2), with the fit time.
+Table 2), with the fit time. For the KDA learners (a non-orthonormal basis) also eq. (19)'s second line
+taken literally, :math:`\lVert\phi - \sum_j\langle v_j,\phi\rangle v_j\rVert`
+(``E_train_eq19b``, ``E_test_eq19b``; equal to E for the orthonormal bases, left empty there).
 
 Settings (``settings:`` of the config)
 -------------------------------------
 gammas : list of str or float, default ["median", "median/4"]
-    RBF widths (:func:`fsbench.algorithms.kernels.parse_gamma`); the first is the main setting.
+    RBF widths (:func:`fsbench.algorithms.kernels.parse_gamma`); the first is the main setting. The name
+    ``"kobl_dim"`` is the conditional reading of the width: on each training split, the smallest γ at which
+    KOBL's Dim reaches ``calibrate_dim[dataset]``
+    (:func:`~fsbench.algorithms.kernel_space.kobl_gamma_for_dim`), i.e. γ calibrated on Table 2's KOBL Dim
+    column only, so that the *other* columns (E of KOBL, KGS, KPCA, KDA) can be tested at it.
+calibrate_dim : mapping dataset -> int, default {}
+    The Dim targets of ``"kobl_dim"`` (required for every dataset of the config when it is used).
 f : str, default "linear"
     KOBL's threshold function.
 learners : list of str, default all five above.
@@ -43,7 +51,7 @@ import numpy as np
 import pandas as pd
 
 from fsbench.algorithms.discriminant import KDA
-from fsbench.algorithms.kernel_space import KGS, KOBL, KPCA
+from fsbench.algorithms.kernel_space import KGS, KOBL, KPCA, kobl_gamma_for_dim
 from fsbench.algorithms.kernels import parse_gamma, resolve_gamma
 from fsbench.config import ConfigError, Experiment
 from fsbench.diagnostics.base import Diagnostic
@@ -51,6 +59,8 @@ from fsbench.results.paper_values import mean_std, paper_cells, read_paper_value
 from fsbench.results.tables import md_table, save_figure
 
 LEARNERS = ("kobl", "kgs", "kpca", "kda", "kda_discriminant")
+#: The ``gammas`` entry of the width calibrated on KOBL's Dim (``settings.calibrate_dim``).
+CALIBRATED = "kobl_dim"
 LABELS = {"kobl": "KOBL", "kgs": "KGS", "kpca": "KPCA", "kda": "KDA", "kda_discriminant": "KDA (C−1 dirs)"}
 
 
@@ -81,12 +91,15 @@ class TakesReconstruction(Diagnostic):
         "kobl_bound",
         "stop",
         "dim_requested",
+        "E_train_eq19b",
+        "E_test_eq19b",
     ]
     defaults: dict[str, Any] = {
         "gammas": ["median", "median/4"],
         "f": "linear",
         "learners": list(LEARNERS),
         "paper_values": None,
+        "calibrate_dim": {},
     }
 
     def check(self, exp: Experiment) -> None:
@@ -97,6 +110,16 @@ class TakesReconstruction(Diagnostic):
                 exp.source, "settings.learners", f"unknown {bad}; expected some of {list(LEARNERS)}"
             )
         for i, g in enumerate(s["gammas"]):
+            if g == CALIBRATED:
+                targets = s["calibrate_dim"] if isinstance(s["calibrate_dim"], dict) else {}
+                missing = sorted({d.label for d in exp.datasets} - set(targets))
+                if missing:
+                    raise ConfigError(
+                        exp.source,
+                        "settings.calibrate_dim",
+                        f"gamma {CALIBRATED!r} needs a Dim target for {missing}",
+                    )
+                continue
             try:
                 parse_gamma(g)
             except ValueError as exc:
@@ -106,7 +129,10 @@ class TakesReconstruction(Diagnostic):
         s = {**self.defaults, **task.settings}
         rows = []
         for spec in s["gammas"]:
-            g = resolve_gamma(spec, data.X_tr)
+            if spec == CALIBRATED:
+                g = kobl_gamma_for_dim(data.X_tr, int(s["calibrate_dim"][task.dataset]), s["f"])
+            else:
+                g = resolve_gamma(spec, data.X_tr)
             for name in s["learners"]:
                 c0, w0 = time.process_time(), time.perf_counter()
                 est = _fit_learner(name, g, s["f"], data.X_tr, data.y_tr)
@@ -126,6 +152,8 @@ class TakesReconstruction(Diagnostic):
                     row["stop"] = est.stop_reason_
                 if name.startswith("kda"):
                     row["dim_requested"] = int(est.n_components_requested_)
+                    row["E_train_eq19b"] = float(est.reconstruction_cost(formula="expansion"))
+                    row["E_test_eq19b"] = float(est.reconstruction_cost(data.X_te, formula="expansion"))
                 rows.append(row)
         return rows
 

@@ -234,3 +234,17 @@ def test_1nn_on_projection_beats_chance(cls):
     est = cls().fit(X, y)
     acc = _nn1(est.embedding_, y, est.transform(Xt), yt)
     assert acc > 0.6, acc
+
+
+def test_kda_eq19_expansion_residual_bounds_the_projection_residual():
+    """Eq. (19) line 2 (Σ⟨v_j, φ⟩v_j) is a point of the span, so its residual is never below the orthogonal
+    projection's (line 1); with KDA's single unit-norm discriminant direction the two are equal."""
+    X, y = _blobs(60, 2, 4)
+    one = KDA(n_components=1, eig_tol=1e-3).fit(X, y)
+    assert one.reconstruction_cost(formula="expansion") == pytest.approx(one.reconstruction_cost(), rel=1e-9)
+    full = KDA(n_components=8, complete=True, eig_tol=1e-3).fit(X, y)
+    span, expn = full.reconstruction_cost(), full.reconstruction_cost(formula="expansion")
+    assert expn >= span - 1e-12
+    assert full.reconstruction_cost(X[:10], formula="expansion") >= full.reconstruction_cost(X[:10]) - 1e-12
+    with pytest.raises(ValueError, match="formula"):
+        full.reconstruction_cost(formula="bogus")

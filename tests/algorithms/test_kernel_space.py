@@ -14,8 +14,12 @@ from fsbench.algorithms.kernel_space import (
     KPCA,
     TAKES,
     THRESHOLD_FUNCTIONS,
+    expansion_residual_norms,
     kffs,
+    klms_weak_predictions,
+    kobl_gamma_for_dim,
     relief_weights,
+    span_residual_norms,
     weak_predictions,
 )
 from fsbench.algorithms.kernels import GramCentering, Kernel, resolve_gamma, sq_distances
@@ -236,6 +240,55 @@ def test_kffs_weights_follow_eq23_and_stop_at_chance():
     np.testing.assert_allclose(res.weights.sum(), res.gammas.sum())
 
 
+def test_klms_weak_learner_by_hand():
+    """Three points z = 0, 1, 2, labels 0, 1, 1, h = 1, η = 0.5 (centred one-hot targets ±0.5), by hand:
+    coefficients η·e_t = (.25, −.25), (−.32582, .32582), (−.16811, .16811); final f at z = 0, 1, 2 for
+    class 0 = .02963, −.27615, −.33190 → classes 0, 1, 1."""
+    Z = np.array([[0.0], [1.0], [2.0]])
+    V = klms_weak_predictions(Z, np.array([0, 1, 1]), 2, step=0.5, width=1.0)
+    assert V.tolist() == [[0, 1, 1]]
+    # the default width is the median pairwise |z_s − z_t| = median(1, 2, 1) = 1: the same case
+    assert klms_weak_predictions(Z, np.array([0, 1, 1]), 2).tolist() == [[0, 1, 1]]
+
+
+def test_klms_weak_learner_is_nonlinear_in_the_coordinate():
+    """Labels 0, 1, 0 at z = 0, 1, 2: no threshold on z fits them. The LS learner's slope is 0 (cov(z, y)
+    = 0), so it predicts the majority class everywhere; a narrow-kernel KLMS (κ ≈ 0 between the points)
+    interpolates f(z_t) = η·T̃_t and fits the labels."""
+    Z = np.array([[0.0], [1.0], [2.0]])
+    y = np.array([0, 1, 0])
+    assert weak_predictions(Z, y, 2).tolist() == [[0, 0, 0]]
+    assert klms_weak_predictions(Z, y, 2, width=0.1).tolist() == [[0, 1, 0]]
+
+
+def test_kffs_without_early_stop_runs_all_rounds_as_printed():
+    n = 40
+    y = np.repeat([0, 1], n // 2)
+    V = np.random.default_rng(3).integers(0, 2, size=(5, n))
+    V[3] = y
+    res = kffs(V, y, 2, early_stop=False)
+    # Algorithm 2's "for t = 1 to d": 5 rounds instead of the default stop after the first. Rounds 1–2 can
+    # only be perfect with coordinate 3 (another vote would tie → class 1 on a class-0 sample); from round 3
+    # the true class leads by 2 votes, so every candidate is perfect and ties go to the first index.
+    assert res.stop == "max_rounds" and res.picks.size == 5 and res.picks[:2].tolist() == [3, 3]
+    assert np.all(res.errors == 0)
+    np.testing.assert_allclose(res.gammas, np.log(2 * n - 1))
+    assert kffs(V, y, 2).picks.tolist() == [3]
+    # always-wrong weak learners: ε = 1 → γ = log(1/(2N − 1)) < 0, finite (ε̃ capped at 1 − 1/(2N))
+    res = kffs(1 - y[None, :].repeat(3, axis=0), y, 2, early_stop=False)
+    assert res.picks.size == 3 and np.all(np.isfinite(res.gammas))
+    np.testing.assert_allclose(res.gammas[0], np.log(1 / (2 * n - 1)))
+    assert kffs(1 - y[None, :].repeat(3, axis=0), y, 2).picks.size == 0  # default: stops at chance
+
+
+@pytest.mark.parametrize("params", [{"weak_learner": "klms"}, {"early_stop": False}])
+def test_takes_kffs_readings_fit_and_transform(params):
+    X, y = _rings(80, 5)
+    est = TAKES(**params).fit(X, y)
+    assert est.n_components_ >= 1
+    np.testing.assert_allclose(est.transform(X), est.embedding_, atol=1e-8)
+
+
 def test_relief_ranks_the_label_coordinate_first():
     n = 50
     y = rng.integers(0, 3, n)
@@ -306,3 +359,30 @@ def test_fs_n_components_and_relief_order():
     assert est.n_components_ == 5
     w = est.relief_weights_
     assert np.all(np.diff(w[est.selected_]) <= 0) and w[est.selected_[0]] == w.max()
+
+
+# --------------------------------------------------------------------------- Table 2 readings
+def test_expansion_residual_by_hand_differs_from_span_for_a_non_orthonormal_basis():
+    """Linear kernel on R²: w1 = (1, 0), w2 = (1, 1)/√2 (unit, not orthogonal), x = (0, 1): t = (0, 1/√2),
+    Σ t_j w_j = (.5, .5), residual (−.5, .5) of norm √.5; the span is R², so the projection residual is 0."""
+    W = np.array([[1.0, 0.0], [1.0, 1.0]]) / np.array([[1.0], [np.sqrt(2.0)]])
+    x = np.array([[0.0, 1.0]])
+    T, gram = x @ W.T, W @ W.T
+    np.testing.assert_allclose(expansion_residual_norms([1.0], T, gram), [np.sqrt(0.5)])
+    np.testing.assert_allclose(span_residual_norms([1.0], T, gram), [0.0], atol=1e-7)
+    # orthonormal basis: both lines of eq. (19) agree
+    Q = np.eye(2)[:1]
+    np.testing.assert_allclose(
+        expansion_residual_norms([1.0], x @ Q.T, Q @ Q.T), span_residual_norms([1.0], x @ Q.T)
+    )
+
+
+def test_kobl_gamma_for_dim_by_hand():
+    """x = 0, 1, 10 (1-D), RBF, f(t) = t, r11 = 1: the first pivot is x = 0; the second candidate is x = 10
+    (k(0, 10) = exp(−100γ)) with residual norm sqrt(1 − exp(−200γ)), accepted iff it is ≥ f(1/3) = 1/3,
+    i.e. iff γ ≥ ln(9/8)/200. So the smallest γ giving Dim = 2 is ln(9/8)/200."""
+    X = np.array([[0.0], [1.0], [10.0]])
+    g = kobl_gamma_for_dim(X, 2)
+    assert g == pytest.approx(np.log(9 / 8) / 200, rel=1e-5)
+    assert KOBL(gamma=g).fit(X).n_components_ >= 2
+    assert KOBL(gamma=g * 0.999).fit(X).n_components_ == 1

@@ -20,7 +20,7 @@ from conftest import REPO
 
 from fsbench.algorithms.branch_bound import BranchAndBound, ExhaustiveWrapper
 from fsbench.classifiers import fit_predict
-from fsbench.config import load_experiment, parse_experiment
+from fsbench.config import ConfigError, load_experiment, parse_experiment
 from fsbench.data import open_dataset
 from fsbench.diagnostics.registry import get_diagnostic
 from fsbench.diagnostics.usps_pixel_bound import (
@@ -287,6 +287,30 @@ def test_takes_reconstruction_diagnostic_tiny(tmp_path, pinned_commit):
     summ = pd.read_csv(tmp_path / "t2" / "summary.csv")
     assert {"paper_E", "paper_dim"} <= set(summ.columns) and (summ["repeats"] == 2).all()
     assert "RBF γ = median/4" in (tmp_path / "t2" / "table2.md").read_text()
+
+
+def test_takes_reconstruction_calibrated_width_and_eq19_line2(tmp_path, pinned_commit):
+    cfg = {
+        **TINY_SPLIT,
+        "name": "tiny_table2_calibrated",
+        "diagnostic": "takes_reconstruction",
+        "settings": {
+            "gammas": ["kobl_dim"],
+            "calibrate_dim": {"weston_nonlinear": 7},
+            "learners": ["kobl", "kgs", "kda"],
+        },
+    }
+    df = _run(cfg, tmp_path / "c.yaml", tmp_path / "c", kind="diagnostic")
+    kobl = df[df["learner"] == "kobl"]
+    assert (kobl["dim"] == 7).all() and (kobl["gamma_rule"] == "kobl_dim").all()  # calibrated on Dim
+    kda = df[df["learner"] == "kda"]
+    assert (kda["E_train_eq19b"] >= kda["E_train"] - 1e-9).all()  # line 2 is a point of the span
+    assert df.loc[df["learner"] != "kda", "E_train_eq19b"].isna().all()
+    bad = {**cfg, "settings": {"gammas": ["kobl_dim"]}}
+    with pytest.raises(ConfigError, match="calibrate_dim"):
+        get_diagnostic("takes_reconstruction").check(
+            load_experiment(_write(tmp_path / "bad.yaml", bad), kind="diagnostic")
+        )
 
 
 def test_takes_timing_from_a_tiny_run(tmp_path, pinned_commit):
