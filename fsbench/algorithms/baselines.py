@@ -230,7 +230,7 @@ class HSICLasso(_LibraryAdapter):
         model = lib.HSICLasso()
         model.input(np.ascontiguousarray(X), y.astype(float))
         B = n if self.B == 0 else min(self.B, n)
-        state = np.random.get_state()
+        state = np.random.get_state()  # noqa: NPY002 - the library seeds numpy's global state
         try:
             with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)  # "B must divide n": samples left out
@@ -238,7 +238,7 @@ class HSICLasso(_LibraryAdapter):
                 # num_feat = D would index an empty candidate set when the last feature enters.
                 model.classification(num_feat=D - 1, B=B, M=self.M, n_jobs=self.n_jobs, max_neighbors=0)
         finally:
-            np.random.set_state(state)
+            np.random.set_state(state)  # noqa: NPY002
         self.path_ = np.asarray(model.path, dtype=float)
         self.active_ = np.asarray(model.A, dtype=int)
         self.scores_ = np.asarray(model.Xty, dtype=float).ravel()
@@ -469,7 +469,7 @@ class Boruta(_LibraryAdapter):
     Attributes
     ----------
     ranking_, scores_, boruta_ranking_ (BorutaPy's), boruta_support_ (confirmed), importance_history_,
-    shadow_max_history_
+    shadow_max_history_, n_iter_, converged_ (False when ``max_iter`` ended it with features undecided)
     """
 
     description = "Boruta (BorutaPy): shadow-feature test, ranked by its ranking_ and mean shadow margin"
@@ -533,6 +533,9 @@ class Boruta(_LibraryAdapter):
         bp.fit(X, y)
         history = np.asarray(bp.importance_history_[1:], dtype=float)  # row 0 is BorutaPy's zeros
         self.shadow_max_history_ = np.asarray(shadow_max)
+        self.n_iter_ = len(shadow_max)
+        # BorutaPy stops early only when every feature is decided; at the cap some stay tentative
+        self.converged_ = self.n_iter_ < self.max_iter - 1
         self.importance_history_ = history
         margin = history - self.shadow_max_history_[:, None]  # NaN once a feature is rejected
         with warnings.catch_warnings():

@@ -4,7 +4,8 @@ r"""Univariate filters and the baselines that read no labels or all features.
 * :class:`FisherScore` (Ramona 2012, eq. 1) and two scikit-learn filters, :class:`ANOVAF` (``f_classif``)
   and :class:`MutualInfo` (``mutual_info_classif``).
 
-Their common parameter, ``n_features_to_select``, is declared by :class:`~fsbench.algorithms.base.BaseSelector`.
+Their common parameter, ``n_features_to_select``, is declared by
+:class:`~fsbench.algorithms.base.BaseSelector`.
 """
 
 from __future__ import annotations

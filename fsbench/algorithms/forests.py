@@ -103,9 +103,7 @@ class RandomForestImportance(_NaNTolerantSelector):
         self.ranking_ = ranking_from_scores(scores)
 
 
-def holdout_split(
-    y: np.ndarray, holdout: float, seed: int
-) -> tuple[np.ndarray, np.ndarray]:
+def holdout_split(y: np.ndarray, holdout: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Indices (fit, held out) of a split of the training labels ``y``: stratified when every class has
     two samples or more, else a plain random split; each part keeps at least one sample."""
     idx = np.arange(y.size)
@@ -177,7 +175,9 @@ class PermutationImportance(BaseSelector):
         self.n_features_to_select = n_features_to_select
 
     def _fit(self, X, y):
-        split_seed, forest_seed, shuffle_seed = check_random_state(self.random_state).randint(2**31 - 1, size=3)
+        split_seed, forest_seed, shuffle_seed = check_random_state(self.random_state).randint(
+            2**31 - 1, size=3
+        )
         fit, out = holdout_split(y, self.holdout, int(split_seed))
         self.holdout_ = out
         self.forest_ = RandomForestClassifier(

@@ -137,7 +137,9 @@ def test_hsic_lasso_top_s_is_the_library_selection_of_s_features(capsys):
     est = get_selector("hsic_lasso").fit(X, y)
     full = _pyhsiclasso(X, y, num_feat=7)
     np.testing.assert_allclose(est.scores_, full.Xty.ravel())
-    assert np.all(np.diff((full.path > 0).astype(int), axis=1) >= 0)  # no feature left this path: the rule is exact
+    assert np.all(
+        np.diff((full.path > 0).astype(int), axis=1) >= 0
+    )  # no feature left this path: the rule is exact
     for s in (1, 2, 3, 4):
         assert _top(est.ranking_, s) == set(_pyhsiclasso(X, y, num_feat=s).get_index()), s
     capsys.readouterr()
@@ -166,11 +168,11 @@ def test_hsic_lasso_survives_a_singular_active_set_and_keeps_the_global_random_s
     gone in numpy 2): the adapter's shim lets it run. Its np.random.seed calls are undone."""
     X, y = _problem(n=60, D=6)
     X[:, 4] = X[:, 0]
-    np.random.seed(123)
-    expected = np.random.rand(3)
-    np.random.seed(123)
+    np.random.seed(123)  # noqa: NPY002 - the global state is what the library reseeds
+    expected = np.random.rand(3)  # noqa: NPY002
+    np.random.seed(123)  # noqa: NPY002
     est = get_selector("hsic_lasso").fit(X, y)
-    np.testing.assert_array_equal(np.random.rand(3), expected)
+    np.testing.assert_array_equal(np.random.rand(3), expected)  # noqa: NPY002
     assert sorted(est.ranking_.tolist()) == list(range(1, 7))
     assert {est.ranking_[0], est.ranking_[4]} & {1, 2}
 
@@ -189,13 +191,17 @@ def test_mrmr_is_the_library_order_with_zero_relevance_last(monkeypatch):
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        direct = [int(j) for j in mrmr_classif(pd.DataFrame(X), pd.Series(y), K=8, n_jobs=1, show_progress=False)]
+        direct = [
+            int(j) for j in mrmr_classif(pd.DataFrame(X), pd.Series(y), K=8, n_jobs=1, show_progress=False)
+        ]
     assert 6 not in direct and len(direct) == 7
     np.testing.assert_array_equal(est.order_, [*direct, 6])
 
 
 # ------------------------------------------------------------------------------- skrebate
-@pytest.mark.parametrize(("name", "cls", "params"), [("relieff", "ReliefF", {"n_neighbors": 10}), ("multisurf", "MultiSURF", {})])
+@pytest.mark.parametrize(
+    ("name", "cls", "params"), [("relieff", "ReliefF", {"n_neighbors": 10}), ("multisurf", "MultiSURF", {})]
+)
 def test_relief_scores_are_skrebate_importances(name, cls, params):
     skrebate = _needs("skrebate")
     X, y = _problem(n=60, D=8)
@@ -238,7 +244,9 @@ def test_boruta_refines_the_library_ranking():
     X, y = _problem(n=80, D=8)
     est = get_selector("boruta", n_estimators=20, max_iter=10, random_state=7).fit(X, y)
     forest = RandomForestClassifier(max_depth=5, class_weight="balanced", n_jobs=1)
-    lib = boruta.BorutaPy(forest, n_estimators=20, max_iter=10, random_state=np.random.RandomState(7)).fit(X, y)
+    lib = boruta.BorutaPy(forest, n_estimators=20, max_iter=10, random_state=np.random.RandomState(7)).fit(
+        X, y
+    )
     np.testing.assert_array_equal(est.boruta_ranking_, lib.ranking_)
     np.testing.assert_allclose(est.importance_history_, lib.importance_history_[1:])
     # ours sorts by BorutaPy's rank first, then by the mean margin over the best shadow
