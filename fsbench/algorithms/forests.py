@@ -134,8 +134,8 @@ class PermutationImportance(BaseSelector):
         Trees of the forest (scikit-learn's default).
     holdout : float in (0, 1), default 1/3
         Share of the training split held out for the permutations.
-    n_repeats : int, default 10
-        Shuffles per feature.
+    n_repeats : int, default 5
+        Shuffles per feature (scikit-learn's default).
     random_state : int, RandomState or None, default None
     n_jobs : int or None, default None
     n_features_to_select : int, float or None
@@ -162,7 +162,7 @@ class PermutationImportance(BaseSelector):
         self,
         n_estimators: int = 100,
         holdout: float = 1 / 3,
-        n_repeats: int = 10,
+        n_repeats: int = 5,
         random_state=None,
         n_jobs: int | None = None,
         n_features_to_select: int | float | None = None,
