@@ -26,7 +26,7 @@ $(BIN)/python:
 	$(BIN)/python -m pip install -q --upgrade pip
 
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q -e ".[dev,dask,hdf5]"
+	$(BIN)/python -m pip install -q -e ".[dev,dask,hdf5,baselines]"
 	@touch $@
 
 install: $(VENV)/.installed

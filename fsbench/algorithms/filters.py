@@ -1,11 +1,22 @@
-r"""Univariate filters and the no-selection baseline.
+r"""Univariate filters and the baselines that read no labels or all features.
 
-Their one parameter, ``n_features_to_select``, is declared by :class:`~fsbench.algorithms.base.BaseSelector`.
+* :class:`AllFeatures` (no selection) and :class:`RandomRanking` (a seeded random order);
+* :class:`FisherScore` (Ramona 2012, eq. 1) and two scikit-learn filters, :class:`ANOVAF` (``f_classif``)
+  and :class:`MutualInfo` (``mutual_info_classif``).
+
+Their common parameter, ``n_features_to_select``, is declared by
+:class:`~fsbench.algorithms.base.BaseSelector`.
 """
 
 from __future__ import annotations
 
+import warnings
+from numbers import Integral
+
 import numpy as np
+from sklearn.feature_selection import f_classif, mutual_info_classif
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval
 
 from fsbench.algorithms.base import BaseSelector, ranking_from_order, ranking_from_scores
 
@@ -66,3 +77,87 @@ class FisherScore(BaseSelector):
             scores = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.where(tiny_num, 0.0, np.inf))
         self.scores_ = scores
         self.ranking_ = ranking_from_scores(scores)
+
+
+class RandomRanking(BaseSelector):
+    """A random order of the features, seeded by ``random_state``: the floor any selector should beat.
+
+    Constant features are *not* moved to the end (unlike every other selector): the baseline reads
+    nothing from the data but its width.
+
+    Parameters
+    ----------
+    random_state : int, RandomState or None, default None
+        The task's seed in a run: the same split gets the same order on every rerun.
+    n_features_to_select : int, float or None
+    """
+
+    description = "random ranking (seeded permutation): the chance baseline"
+    citation = "-"
+    rank_constant_last = False
+    _parameter_constraints: dict = {**BaseSelector._parameter_constraints, "random_state": ["random_state"]}
+
+    def __init__(self, random_state=None, n_features_to_select: int | float | None = None):
+        self.random_state = random_state
+        self.n_features_to_select = n_features_to_select
+
+    def _fit(self, X, y):
+        self.ranking_ = ranking_from_order(check_random_state(self.random_state).permutation(X.shape[1]))
+
+
+class ANOVAF(BaseSelector):
+    r"""ANOVA F statistic per feature: scikit-learn's ``f_classif``, higher first.
+
+    :math:`F_d = \frac{\sum_c n_c(\mu_{c,d}-\mu_d)^2/(C-1)}{\sum_c\sum_{i\in c}(x_{id}-\mu_{c,d})^2/(n-C)}`.
+    Up to the constant factor :math:`(n-C)/(C-1)` this is the C-class ratio of :class:`FisherScore`,
+    so the two rank alike except where Fisher's two-class form (unpooled variances) differs. A feature
+    whose F is undefined (constant within every class) ranks last; ties by index.
+    """
+
+    description = "ANOVA F statistic (scikit-learn f_classif), univariate"
+    citation = "Fisher 1925 (analysis of variance); scikit-learn f_classif, Pedregosa et al. 2011"
+
+    def _fit(self, X, y):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", (RuntimeWarning, UserWarning))  # constant features: F = NaN
+            scores, _ = f_classif(X, y)
+        self.scores_ = np.asarray(scores, dtype=float)
+        self.ranking_ = ranking_from_scores(self.scores_)
+
+
+class MutualInfo(BaseSelector):
+    """Mutual information between each feature and the class: scikit-learn's ``mutual_info_classif``.
+
+    The k-nearest-neighbour estimator of Kraskov et al. 2004 in Ross's (2014) form for a discrete
+    target; scikit-learn adds a little noise to continuous features, seeded by ``random_state``.
+    Higher first, ties by index.
+
+    Parameters
+    ----------
+    n_neighbors : int, default 3
+        k of the estimator (scikit-learn's default).
+    random_state : int, RandomState or None, default None
+    n_features_to_select : int, float or None
+    """
+
+    description = "mutual information with the class (scikit-learn mutual_info_classif, kNN estimator)"
+    citation = "Kraskov, Stoegbauer & Grassberger 2004, Phys. Rev. E 69; Ross 2014, PLoS ONE 9(2)"
+
+    _parameter_constraints: dict = {
+        **BaseSelector._parameter_constraints,
+        "n_neighbors": [Interval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self, n_neighbors: int = 3, random_state=None, n_features_to_select: int | float | None = None
+    ):
+        self.n_neighbors = n_neighbors
+        self.random_state = random_state
+        self.n_features_to_select = n_features_to_select
+
+    def _fit(self, X, y):
+        self.scores_ = mutual_info_classif(
+            X, y, discrete_features=False, n_neighbors=self.n_neighbors, random_state=self.random_state
+        )
+        self.ranking_ = ranking_from_scores(self.scores_)

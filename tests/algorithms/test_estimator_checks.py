@@ -4,10 +4,12 @@ Selectors are built with small iteration budgets so the ~50 checks stay fast. Ch
 apply are listed in ``EXPECTED_FAILED`` with the reason (sklearn reports them as xfail).
 """
 
+import importlib.util
+
 import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from fsbench.algorithms.registry import available, get_selector
+from fsbench.algorithms.registry import available, get_selector, resolve
 
 #: Small budgets so that the checks run quickly; keys are registry names.
 FAST_PARAMS: dict[str, dict] = {
@@ -21,15 +23,24 @@ FAST_PARAMS: dict[str, dict] = {
     "sfs": {"max_iter": 5},
     "kfds": {"max_iter": 3},
     "arom": {"max_iter": 3},
+    "boruta": {"n_estimators": 5, "max_iter": 3},
+    "rf_permutation": {"n_estimators": 10, "n_repeats": 2},
+    "l1_svm": {"n_Cs": 5},
 }
 
 #: Checks that cannot apply, with the reason (documented, not hidden).
 EXPECTED_FAILED: dict[str, dict[str, str]] = {}
 
 
+def _installed(name: str) -> bool:
+    """False for an adapter whose optional library (``fsbench[baselines]``) is not installed."""
+    module = getattr(resolve(name), "library", ("",))[0]
+    return not module or importlib.util.find_spec(module) is not None
+
+
 def _instances():
     out = []
-    for name in available():
+    for name in filter(_installed, available()):
         est = get_selector(name, **FAST_PARAMS.get(name, {}))
         out.append(est)
     return out
@@ -37,8 +48,6 @@ def _instances():
 
 def _expected_failed(est):
     for name in available():
-        from fsbench.algorithms.registry import resolve
-
         if type(est) is resolve(name):
             return EXPECTED_FAILED.get(name, {})
     return {}
