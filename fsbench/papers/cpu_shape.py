@@ -86,7 +86,8 @@ class OrderResult:
 
     @property
     def agrees(self) -> bool | None:
-        return None if self.tau != self.tau else self.tau >= self.threshold
+        # τ of a few methods is a ratio of integers: 0.6 may come out as 0.59999…
+        return None if self.tau != self.tau else self.tau >= self.threshold - 1e-9
 
     def order(self, side: str) -> list[str]:
         """Methods from the most to the least expensive on ``side`` ("paper" or "ours")."""
@@ -317,6 +318,14 @@ def _f(x: float, nd: int = 2) -> str:
     return "–" if x != x else f"{x:.{nd}f}"
 
 
+def _diff_text(s: SlopeResult) -> str:
+    """The difference, with a third decimal where two would show the tolerance itself."""
+    if s.agrees is None:
+        return "–"
+    near = abs(round(abs(s.diff), 2) - s.tolerance) < 1e-9
+    return f"{s.diff:+.3f}" if near else f"{s.diff:+.2f}"
+
+
 def _verdict(s: SlopeResult) -> str:
     a = s.agrees
     if a is None:
@@ -386,7 +395,7 @@ def cpu_shape_markdown(shape: CpuShape) -> list[str]:
                     _f(s.paper),
                     _f(s.ours),
                     ci,
-                    "–" if s.agrees is None else f"{s.diff:+.2f}",
+                    _diff_text(s),
                     _verdict(s),
                     f"{s.n_points} × ≥{s.n_repeats}",
                     _f(s.paper_full),
