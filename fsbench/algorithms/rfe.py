@@ -28,7 +28,8 @@ elimination (:math:`S \leftarrow S - X_rX_r^\top`), so an iteration costs O(N²�
 matrix instead of O(N²·D), plus the SVM and the criterion (O(N·D) linear; O(m²·D) RBF and
 polynomial over the m support vectors).
 
-Step rules (int, fraction, Spider's ``"halving"``; ``step_threshold``): :mod:`fsbench.algorithms.elimination`,
+Step rules (int, fraction, Spider's ``"halving"``; ``step_threshold``) and the order inside an eliminated
+batch (``batch_order``; Spider's under ``"halving"``): :mod:`fsbench.algorithms.elimination`,
 whose loop this selector runs with the criterion above as its importance hook.
 
 Defaults [D]: ``step=1`` (exact RFE, one feature per iteration: Ramona 2012's timing table
@@ -38,7 +39,8 @@ Ramona 2012 §V-B, reason at :class:`SVMRFE`);
 an RBF ``gamma`` rule (default ``"median"``) is re-resolved on the surviving features at every
 iteration, as a classifier trained on those features would resolve it (a numeric gamma stays
 fixed); the SVC tolerance is libsvm's 1e-3. Ties in the criterion eliminate the higher feature
-index first, so that the lower index ranks better, as in :func:`ranking_from_scores`.
+index first, so that the lower index ranks better, as in :func:`ranking_from_scores` (under Spider's
+batch order, the default of ``step="halving"``: the lower index first, MATLAB's stable sort).
 """
 
 from __future__ import annotations
@@ -76,6 +78,11 @@ class SVMRFE(BaseSelector):
     step_threshold : int, default 0
         One feature per iteration once at most this many features survive (Spider's ``speed``;
         0: never).
+    batch_order : {"auto", "spider", "best_first"}, default "auto"
+        Which of the features eliminated in one iteration ranks best: ``"spider"``, the least
+        important (Spider's ``@rfe/training.m``), or ``"best_first"``, the most important; ``"auto"``
+        is ``"spider"`` for ``step="halving"`` and ``"best_first"`` otherwise
+        (:mod:`fsbench.algorithms.elimination`, which quotes Spider's lines).
     C : float or None, default None
         Fixed SVM C, or None for Joachims' :math:`\hat C` (:func:`~fsbench.algorithms.kernels.joachims_C`)
         scheduled by ``C_schedule``.
@@ -133,6 +140,7 @@ class SVMRFE(BaseSelector):
         n_features_to_select: int | float | None = None,
         step_threshold: int = 0,
         C_schedule: str = "per_step",
+        batch_order: str = "auto",
     ):
         self.kernel = kernel
         self.gamma = gamma
@@ -144,6 +152,7 @@ class SVMRFE(BaseSelector):
         self.criterion = criterion
         self.step_threshold = step_threshold
         self.C_schedule = C_schedule
+        self.batch_order = batch_order
         self.n_features_to_select = n_features_to_select
 
     def _fit(self, X: np.ndarray, y: np.ndarray) -> None:
@@ -184,7 +193,9 @@ class SVMRFE(BaseSelector):
         def downdate(dropped: np.ndarray, remaining: np.ndarray) -> None:
             S[...] -= feature_statistic(base, X[:, dropped])
 
-        result = backward_elimination(X.shape[1], importance, self.step, self.step_threshold, downdate)
+        result = backward_elimination(
+            X.shape[1], importance, self.step, self.step_threshold, downdate, self.batch_order
+        )
         self.ranking_ = result.ranking
         self.n_iter_ = result.n_iter
         self.C_ = np.asarray(Cs)

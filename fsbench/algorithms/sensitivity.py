@@ -106,6 +106,9 @@ class FSPP(BaseSelector):
         Features eliminated per iteration while more than ``step_threshold`` survive (an int, or
         that fraction of the survivors); afterwards one per iteration.
     step_threshold : int, default 100
+    batch_order : {"auto", "spider", "best_first"}, default "auto"
+        Order inside an eliminated batch (:mod:`fsbench.algorithms.elimination`): ``"auto"`` is
+        Spider's order for ``step="halving"``, best-first otherwise.
     n_folds : int, default 5
         Internal CV folds of the Platt fits.
     random_state : int, RandomState or None
@@ -146,6 +149,7 @@ class FSPP(BaseSelector):
         n_folds: int = 5,
         random_state=None,
         n_features_to_select: int | float | None = None,
+        batch_order: str = "auto",
     ):
         self.kernel = kernel
         self.gamma = gamma
@@ -157,6 +161,7 @@ class FSPP(BaseSelector):
         self.n_permutations = n_permutations
         self.step = step
         self.step_threshold = step_threshold
+        self.batch_order = batch_order
         self.n_folds = n_folds
         self.random_state = random_state
         self.n_features_to_select = n_features_to_select
@@ -233,7 +238,9 @@ class FSPP(BaseSelector):
                 first_scores = scores
             return scores
 
-        result = backward_elimination(X.shape[1], importance, self.step, self.step_threshold)
+        result = backward_elimination(
+            X.shape[1], importance, self.step, self.step_threshold, batch_order=self.batch_order
+        )
         self.ranking_ = result.ranking
         self.scores_ = first_scores if first_scores is not None else np.zeros(X.shape[1])
         self.n_iter_ = result.n_iter

@@ -7,6 +7,8 @@ reads a paper's values and configs (:mod:`fsbench.papers.values`), compares ever
 * one Markdown table per printed table with cells: setting, method, the paper's value (± std), ours
   in the paper's unit, the difference and a verdict (the agreement rule is that of
   :func:`fsbench.papers.cells.compare_table`; the table legends restate it briefly);
+* where the paper declares a ``cpu_shape`` rule, its CPU-time tables compared by their shape (log-log
+  slopes with bootstrap CIs, Kendall's τ of the order of methods; :mod:`fsbench.papers.cpu_shape`);
 * the verdict of every claim (holds / does not hold / not evaluable) with the numbers deciding it;
 * a summary for the top of ``REPORT.md`` (counts, and the substitutions and defaults of the
   experiments in the results).
@@ -33,6 +35,7 @@ from fsbench.papers.cells import (
     ours_text,
 )
 from fsbench.papers.claims import FAILS, HOLDS, NOT_CHECKABLE, NOT_EVALUABLE, evaluate_claim
+from fsbench.papers.cpu_shape import compare_cpu_shape, cpu_shape_markdown, cpu_shape_summary
 from fsbench.papers.readings import ReadingsReport
 from fsbench.papers.sources import experiments_of
 from fsbench.papers.values import (
@@ -324,6 +327,10 @@ def paper_sections(
             continue
         per_table.append((t, cells, status))
         body.append("")
+    # CPU-time tables by their shape (slopes, order), when the paper declares a rule: beside the cells
+    shape = compare_cpu_shape(values, df)
+    if shape is not None:
+        body += cpu_shape_markdown(shape)
 
     # ---- claims
     entries = {e["id"]: e for e in [*values.get("figures", []), *values.get("tables", [])]}
@@ -404,6 +411,7 @@ def paper_sections(
         f"- **Claims: {tally[HOLDS]} hold, {tally[FAILS]} do not hold, "
         f"{tally[NOT_EVALUABLE]} not evaluable** (results missing), "
         f"{tally[NOT_CHECKABLE]} not machine-checkable — {n_claims} in all.",
+        *(cpu_shape_summary(shape) if shape is not None else []),
         *readings.summary_lines(),
         "",
         *(md_table(header, trows, escape=True).splitlines() + [""] if trows else []),

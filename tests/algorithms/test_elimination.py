@@ -28,6 +28,7 @@ from fsbench.algorithms.elimination import (
     elimination_schedule,
     least_important,
     n_to_drop,
+    resolve_batch_order,
 )
 from fsbench.algorithms.kernels import KERNEL_CONSTRAINTS, KERNEL_PARAMS, Kernel, joachims_C, make_kernel
 from fsbench.algorithms.registry import available, get_selector, resolve
@@ -39,8 +40,13 @@ from fsbench.data.synthetic import weston_linear, weston_nonlinear
 STEPS = [(1, 0), (3, 0), (0.2, 0), (0.5, 0), ("halving", 0), ("halving", 4), (0.3, 5)]
 
 
-def naive_elimination(n_features, scores_of, step, step_threshold=0):
-    """Backward elimination written out: score the survivors, drop the lowest (ties: higher index first)."""
+def naive_elimination(n_features, scores_of, step, step_threshold=0, batch_order="auto"):
+    """Backward elimination written out: score the survivors, drop the lowest.
+
+    Best-first: ties drop the higher index first, a batch ranks by descending score. Spider's order
+    (``step="halving"`` by default): ties drop the lower index first, a batch ranks by ascending score.
+    """
+    spider = resolve_batch_order(step, batch_order) == "spider"
     remaining = list(range(n_features))
     worst_first = []
     while len(remaining) > 1:
@@ -48,17 +54,43 @@ def naive_elimination(n_features, scores_of, step, step_threshold=0):
         keys = scores_of(np.array(remaining))
         keys = keys if isinstance(keys, tuple) else (keys,)
         order = sorted(
-            range(len(remaining)), key=lambda i: (*(float(k[i]) for k in keys if k is not None), -i)
+            range(len(remaining)),
+            key=lambda i: (*(float(k[i]) for k in keys if k is not None), i if spider else -i),
         )
         dropped = [remaining[i] for i in order[:m]]
-        worst_first += sorted(dropped, key=lambda f: order.index(remaining.index(f)))
+        batch = sorted(dropped, key=lambda f: order.index(remaining.index(f)))
+        worst_first += batch[::-1] if spider else batch
         remaining = [f for f in remaining if f not in dropped]
     return ranking_from_order(np.array((worst_first + remaining)[::-1]))
 
 
+def spider_rank(scores, speed=0, feat=1):
+    """Spider's ``@rfe/training.m`` loop, line by line, for fixed scores ``Ct`` (0-based feature ids).
+
+    Returns ``a.rank``: best first, ``a.rank[:feat]`` the selected features.
+    """
+    gi = list(range(len(scores)))
+    rank: list[int] = []
+    v_dim = len(gi)
+    while True:
+        if v_dim <= feat:
+            break
+        gid = sorted(set(gi))  # gid = unique(gi)
+        ct = [scores[g] for g in gid]
+        index = sorted(range(len(ct)), key=lambda i: ct[i])  # [val,index] = sort(Ct): stable
+        ordered_gid = [gid[i] for i in index]
+        n_to_remove = v_dim // 2 if v_dim > speed else 1
+        if v_dim - n_to_remove < feat:
+            n_to_remove = v_dim - feat
+        rank = ordered_gid[:n_to_remove] + rank  # rank = [ordered_gid(1:nToRemove) rank]
+        gi = [g for g in gi if g not in ordered_gid[:n_to_remove]]
+        v_dim -= n_to_remove
+    return sorted(set(gi)) + rank  # rank = [unique(gi) rank]
+
+
 @pytest.mark.parametrize("step, threshold", STEPS)
 def test_fixed_scores_give_the_score_ranking_for_every_step_rule(step, threshold):
-    """With scores that do not change, any step rule eliminates in ascending score order."""
+    """With scores that do not change and best-first batches, any step rule gives the score order."""
     w = np.random.default_rng(0).integers(0, 6, size=23).astype(float)  # many ties
     sizes, drops = [], []
 
@@ -66,10 +98,63 @@ def test_fixed_scores_give_the_score_ranking_for_every_step_rule(step, threshold
         sizes.append(remaining.size)
         drops.append(dropped.size)
 
-    res = backward_elimination(w.size, lambda r, m: w[r], step, threshold, record)
+    res = backward_elimination(w.size, lambda r, m: w[r], step, threshold, record, batch_order="best_first")
     np.testing.assert_array_equal(res.ranking, ranking_from_scores(w))
     assert sizes == elimination_schedule(step, w.size, threshold) and res.n_iter == len(sizes)
     assert drops == [n_to_drop(step, n, threshold) for n in sizes]
+
+
+@pytest.mark.parametrize("step, threshold", [s for s in STEPS if s[0] != "halving"])
+def test_non_halving_steps_keep_the_best_first_order_by_default(step, threshold):
+    """Only ``"halving"`` switches to Spider's order: the other step rules are unchanged."""
+    w = np.random.default_rng(1).integers(0, 6, size=23).astype(float)
+    default = backward_elimination(w.size, lambda r, m: w[r], step, threshold)
+    np.testing.assert_array_equal(default.ranking, ranking_from_scores(w))
+    assert resolve_batch_order(step) == "best_first"
+
+
+def test_halving_ranks_each_batch_as_spider_does_hand_computed():
+    """D = 7, fixed scores. Spider removes {0, 2, 4}, then {1, 6}, then {5}; 3 survives.
+
+    ``a.rank = [3 5 1 6 0 2 4]`` (each batch ascending in score); best-first: [3 5 6 1 4 2 0].
+    """
+    w = np.array([0.5, 3.0, 1.0, 6.0, 2.0, 5.0, 4.0])
+    assert spider_rank(w) == [3, 5, 1, 6, 0, 2, 4]
+    spider = backward_elimination(7, lambda r, m: w[r], "halving")
+    np.testing.assert_array_equal(spider.ranking, [5, 3, 6, 1, 7, 2, 4])
+    best = backward_elimination(7, lambda r, m: w[r], "halving", batch_order="best_first")
+    np.testing.assert_array_equal(best.ranking, [7, 4, 6, 1, 5, 2, 3])
+    # the top 5 differ: S = 5 falls inside the first batch (7 -> 4)
+    assert set(np.flatnonzero(spider.ranking <= 5)) == {0, 1, 3, 5, 6}
+    assert set(np.flatnonzero(best.ranking <= 5)) == {1, 3, 4, 5, 6}
+
+
+def test_halving_ties_follow_matlabs_stable_sort():
+    """D = 5, scores 1 1 1 1 2: Spider removes {0, 1}, then {2}, then {3}: a.rank = [4 3 2 0 1]."""
+    w = np.array([1.0, 1.0, 1.0, 1.0, 2.0])
+    assert spider_rank(w) == [4, 3, 2, 0, 1]
+    spider = backward_elimination(5, lambda r, m: w[r], "halving")
+    np.testing.assert_array_equal(spider.ranking, [4, 5, 3, 2, 1])
+    # best-first keeps fsbench's tie rule (higher index eliminated first): the score ranking
+    best = backward_elimination(5, lambda r, m: w[r], "halving", batch_order="best_first")
+    np.testing.assert_array_equal(best.ranking, ranking_from_scores(w))
+
+
+@pytest.mark.parametrize("n_features", [2, 5, 7, 20, 33])
+@pytest.mark.parametrize("speed", [0, 4])
+def test_halving_equals_spiders_loop(n_features, speed):
+    """Spider's loop with feat = 1 gives our ranking (ties included); with feat = S, its S survivors are
+    the top S of the best-first order."""
+    rng = np.random.default_rng(n_features + speed)
+    w = rng.integers(0, 8, size=n_features).astype(float)  # ties
+    ours = backward_elimination(n_features, lambda r, m: w[r], "halving", speed)
+    np.testing.assert_array_equal(ours.ranking, ranking_from_order(np.array(spider_rank(w, speed))))
+    w_distinct = rng.permutation(n_features).astype(float)  # feat = S: a set, compared without ties
+    best = backward_elimination(
+        n_features, lambda r, m: w_distinct[r], "halving", speed, batch_order="best_first"
+    )
+    for S in range(1, n_features + 1):
+        assert set(spider_rank(w_distinct, speed, feat=S)[:S]) == set(np.flatnonzero(best.ranking <= S))
 
 
 def test_tie_breaks_then_higher_index_first():
@@ -78,6 +163,7 @@ def test_tie_breaks_then_higher_index_first():
     assert least_important((imp, tie), 3).tolist() == [2, 3, 1]
     assert least_important(imp, 3).tolist() == [3, 2, 1]
     assert least_important((imp, None), 2).tolist() == [3, 2]
+    assert least_important(imp, 3, stable=True).tolist() == [1, 2, 3]
 
 
 def _problems():
@@ -113,12 +199,21 @@ def _svmrfe_scores(est, X, y):
 
 
 @pytest.mark.parametrize(
-    "params", [{}, {"kernel": "rbf"}, {"step": 0.3}, {"kernel": "rbf", "step": "halving"}, {"kernel": "poly"}]
+    "params",
+    [
+        {},
+        {"kernel": "rbf"},
+        {"step": 0.3},
+        {"kernel": "rbf", "step": "halving"},
+        {"step": "halving", "batch_order": "best_first"},
+        {"step": 3, "batch_order": "spider"},
+        {"kernel": "poly"},
+    ],
 )
 def test_svmrfe_equals_naive_loop(params):
     for X, y in _problems():
         est = SVMRFE(**params).fit(X, y)
-        ref = naive_elimination(X.shape[1], _svmrfe_scores(est, X, y), est.step)
+        ref = naive_elimination(X.shape[1], _svmrfe_scores(est, X, y), est.step, batch_order=est.batch_order)
         np.testing.assert_array_equal(est.ranking_, ref)
 
 
@@ -192,6 +287,7 @@ def test_every_selector_declares_every_parameter_once(cls):
         ("rfe", {"step": 1.5}),
         ("rfe", {"step": "thirds"}),
         ("rfe", {"criterion": "square"}),
+        ("rfe", {"batch_order": "worst_first"}),
         ("rfe", {"kernel": "sigmoid"}),
         ("fspp", {"step_threshold": -1}),
         ("rfe_svm_clinical", {"importance": "relative"}),
