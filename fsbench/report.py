@@ -31,7 +31,8 @@ from fsbench.plots import plot_results
 from fsbench.results.loading import find_result_dirs, is_diagnostic, load_rows, read_results, read_run
 from fsbench.results.schema import BASELINE
 from fsbench.results.tables import md_table
-from fsbench.stats import at_resolution, paired_ttests, rank_shares, summary
+from fsbench.results.ties import at_resolution
+from fsbench.stats import paired_ttests, rank_shares, summary
 
 
 def _pct(x: float) -> str:

@@ -5,19 +5,8 @@ an experiment sees the same splits (seeds depend on dataset, n_train and repeat 
 here are *paired* over splits (``scipy.stats.ttest_rel``): a split is a repeat, or under k-fold one
 (repeat, fold).
 
-Ties
-----
-Every ranking of metric values in fsbench (:func:`ranks` and :func:`rank_shares` here, the report's
-best-in-row marks, ``fsbench compare``'s block ranks, wins/ties/losses and Wilcoxon differences in
-:mod:`fsbench.results.stats_compare`) ranks :func:`at_resolution` values, the one place the tie rule
-lives. A mean error is a count of errors over a number of test points, but the mean of 30 per-repeat
-rates carries the rounding of the floating-point sum in its last bits: 3,471 errors over 30 × 1,000 test
-points average to 0.11569999999999998 for one selector and 0.11570000000000001 for another (Ramona
-Fig. 2b, Spambase, RBF, n = 500, S = 10, arom vs fisher). Ranked as they are, the tie is broken by
-noise. The rule: values closer than :data:`TIE_RTOL` (1e-12) times the largest magnitude compared are
-equal (chained: sorted values whose successive gaps are all that small form one tie group), and each
-takes its group's smallest value. 1e-12 is far above the rounding of a mean of a few hundred doubles
-(~1e-15 relative) and far below any resolution a metric has (one error in a million test points is 1e-6).
+Every ranking here ranks values at the metric's resolution (:func:`fsbench.results.ties.at_resolution`):
+means that differ only by floating-point rounding are ties.
 """
 
 from __future__ import annotations
@@ -28,62 +17,12 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from fsbench.results.loading import split_columns
 from fsbench.results.schema import BASELINE
+from fsbench.results.ties import at_resolution
 
 #: Columns that identify one comparison cell (a point of a figure or a table cell).
 CELL = ["experiment", "dataset", "kernel", "n_train", "n_features"]
-
-#: Relative resolution of ranked values: closer than this times the largest magnitude compared is a tie.
-TIE_RTOL = 1e-12
-
-
-def _resolve_1d(x: np.ndarray, rtol: float) -> np.ndarray:
-    out = x.copy()
-    finite = np.isfinite(x)
-    if finite.sum() < 2:
-        return out
-    v = x[finite]
-    order = np.argsort(v, kind="stable")
-    sv = v[order]
-    # a new tie group starts wherever the sorted values jump by more than the resolution
-    starts = np.diff(sv) > rtol * float(np.max(np.abs(v)))
-    group = np.concatenate([[0], np.cumsum(starts)])
-    first = sv[np.concatenate([[0], np.flatnonzero(starts) + 1])]
-    res = np.empty_like(v)
-    res[order] = first[group]
-    out[finite] = res
-    return out
-
-
-def at_resolution(values, rtol: float = TIE_RTOL) -> np.ndarray:
-    """The values to rank: those equal up to rounding noise made exactly equal (the module's tie rule).
-
-    Parameters
-    ----------
-    values : array_like
-        Values compared with each other: 1-D, or 2-D where each row is ranked on its own (blocks ×
-        methods).
-    rtol : float
-        Resolution relative to the largest finite magnitude of the values compared (of the row).
-
-    Returns
-    -------
-    ndarray of float
-        Same shape. Sorted values whose successive gaps are at most ``rtol`` × max |value| form one tie
-        group and all take the group's smallest value; the others, NaN and ±inf are unchanged. Idempotent,
-        so ranking already resolved values again changes nothing.
-    """
-    x = np.array(values, dtype=float)
-    if x.ndim == 1:
-        return _resolve_1d(x, rtol)
-    if x.ndim != 2:
-        raise ValueError(f"at_resolution: expected 1-D or 2-D values, got shape {x.shape}")
-    return np.array([_resolve_1d(row, rtol) for row in x]).reshape(x.shape)
-
-
-def split_columns(df: pd.DataFrame) -> list[str]:
-    """The columns naming a split of the data: ``repeat``, and ``fold`` where the table has one (k-fold)."""
-    return ["repeat", "fold"] if "fold" in df.columns else ["repeat"]
 
 
 def ok_rows(df: pd.DataFrame) -> pd.DataFrame:
@@ -117,8 +56,8 @@ def paired_t(a, b) -> tuple[float, float]:
 def paired_ttests(df: pd.DataFrame, value: str = "error", alpha: float = 0.05) -> pd.DataFrame:
     """Paired t-test between every pair of selectors in every cell.
 
-    Pairs are matched on the split (``repeat``, and ``fold`` under k-fold). Returns one row per (cell, a, b) with the mean
-    difference a − b, the t statistic, the two-sided p-value, the number of pairs and
+    Pairs are matched on the split (``repeat``, and ``fold`` under k-fold). Returns one row per (cell, a, b)
+    with the mean difference a − b, the t statistic, the two-sided p-value, the number of pairs and
     ``significant`` (p < alpha). Identical samples give p = 1 (no difference), not NaN.
     """
     rows = []

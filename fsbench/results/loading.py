@@ -118,6 +118,11 @@ class ResultSet:
         return {str(k): int(v) for k, v in r.groupby("dataset")["order_len"].max().items()}
 
 
+def split_columns(df: pd.DataFrame) -> list[str]:
+    """The columns naming a split of the data: ``repeat``, and ``fold`` where the table has one (k-fold)."""
+    return ["repeat", "fold"] if "fold" in df.columns else ["repeat"]
+
+
 def split_key(repeat: object, fold: object = None) -> tuple[int, int | None]:
     """(repeat, fold) of a row as a hashable key: ``fold`` None outside k-fold (empty, NaN or absent)."""
     try:
