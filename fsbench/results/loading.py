@@ -8,12 +8,13 @@ path where base names collide) that the analyses use in place of the full path.
 Splits
 ------
 A task's data split is its ``repeat``, or under k-fold (``protocol.folds``) its (``repeat``, ``fold``):
-every fold of a repeat is a split of its own, with its own ranking and, for a subset search, its own
-chosen subsets. The analyses key everything per split by :func:`split_key`. Under k-fold a row's
-``n_train`` is its fold's training size, which differs by a row or so between folds when K does not
-divide the data; :func:`load_result_sets` therefore sets ``n_train`` of every k-fold row to the setting's
-size — the smallest training size among the folds of the same (experiment, dataset), shared by all
-selectors — so that the folds of a setting stay one setting (one stability group, one compare block).
+every fold of a repeat is a split of its own, with its own ranking and, for a subset search, its own chosen
+subsets. The analyses key everything per split by :func:`split_key`. Under k-fold a row's ``n_train`` is its
+fold's training size, which differs by a row or so between folds when K does not divide the data;
+:func:`read_results` (and :func:`load_result_sets`, for ``rankings.csv`` too) therefore sets ``n_train`` of
+every k-fold row to the setting's size — the smallest training size among the folds of the same (experiment,
+dataset), shared by all selectors — so that the folds of a setting stay one setting (one stability group,
+one compare block).
 """
 
 from __future__ import annotations
@@ -140,26 +141,30 @@ def ranking_splits(rows: pd.DataFrame) -> tuple[pd.DataFrame, list[tuple[int, in
     return rows.iloc[order], [keys[i] for i in order]
 
 
-def _setting_n_train(results: pd.DataFrame, rankings: pd.DataFrame | None) -> None:
-    """Under k-fold, ``n_train`` of every row := the setting's (smallest fold) training size, in place."""
-    if "fold" not in results.columns:
-        return
+def _kfold_sizes(results: pd.DataFrame) -> pd.Series | None:
+    """(experiment, dataset) → the smallest training size among the k-fold rows; None without k-fold rows."""
+    if not {"fold", "n_train", "experiment", "dataset"} <= set(results.columns):
+        return None
     kfold = pd.to_numeric(results["fold"], errors="coerce").notna()
+    n_train = pd.to_numeric(results["n_train"], errors="coerce")
     if not kfold.any():
+        return None
+    return n_train[kfold].groupby([results["experiment"], results["dataset"]]).min()
+
+
+def _pool_fold_sizes(df: pd.DataFrame, sizes: pd.Series) -> None:
+    """Set ``n_train`` of the k-fold rows of ``df`` to their setting's size in place."""
+    if not {"fold", "n_train", "experiment", "dataset"} <= set(df.columns):
         return
-    sized = results[kfold & results["n_train"].notna()]
-    size = sized.groupby(["experiment", "dataset"])["n_train"].min()
-    for df in (results, rankings):
-        if df is None or "fold" not in df.columns:
-            continue
-        rows = pd.to_numeric(df["fold"], errors="coerce").notna()
-        keys = pd.MultiIndex.from_frame(df.loc[rows, ["experiment", "dataset"]])
-        new = size.reindex(keys).to_numpy()
-        old = pd.to_numeric(df.loc[rows, "n_train"], errors="coerce").to_numpy()
-        df["n_train"] = pd.to_numeric(df["n_train"], errors="coerce")
-        df.loc[rows, "n_train"] = np.where(np.isnan(new), old, new)
-        if df["n_train"].notna().all():
-            df["n_train"] = df["n_train"].astype(int)
+    rows = pd.to_numeric(df["fold"], errors="coerce").notna().to_numpy()
+    if not rows.any():
+        return
+    keys = pd.MultiIndex.from_frame(df.loc[rows, ["experiment", "dataset"]])
+    new = sizes.reindex(keys).to_numpy(dtype=float)
+    n_train = pd.to_numeric(df["n_train"], errors="coerce").to_numpy(dtype=float)
+    n_train[rows] = np.where(np.isnan(new), n_train[rows], new)
+    # integers where every row has a size (a failed task's row may have none)
+    df["n_train"] = n_train.astype(int) if not np.isnan(n_train).any() else n_train
 
 
 def _parse_subset(v: object) -> np.ndarray:
@@ -209,12 +214,17 @@ def read_results(path: Path | str) -> pd.DataFrame:
     """``results.csv`` of a result directory (or the file itself), as written by the store.
 
     ``subset`` stays a string (a one-feature subset would otherwise be read as a number); diagnostics'
-    tables, which carry their own columns, are read the same way.
+    tables, which carry their own columns, are read the same way. Under k-fold, ``n_train`` is the
+    setting's, not the fold's (module docstring, Splits).
     """
     path = Path(path)
     f = path if path.name == "results.csv" else path / "results.csv"
     # a column absent from the header is ignored by ``dtype``
-    return pd.read_csv(f, low_memory=False, dtype={"subset": str})
+    df = pd.read_csv(f, low_memory=False, dtype={"subset": str})
+    sizes = _kfold_sizes(df)
+    if sizes is not None:  # k-fold: the folds of a setting are one setting (module docstring, Splits)
+        _pool_fold_sizes(df, sizes)
+    return df
 
 
 def read_run(path: Path | str) -> dict:
@@ -259,7 +269,9 @@ def load_result_sets(paths: Iterable[Path | str]) -> list[ResultSet]:
         results = read_results(d)
         rankings = read_rankings(d / "rankings.csv") if (d / "rankings.csv").is_file() else None
         run = read_run(d) or None
-        _setting_n_train(results, rankings)
+        sizes = _kfold_sizes(results)
+        if rankings is not None and sizes is not None:
+            _pool_fold_sizes(rankings, sizes)  # the same settings as results.csv
         for df in (results, rankings):
             if df is not None:
                 df.insert(0, "source", source)

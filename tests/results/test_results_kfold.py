@@ -12,6 +12,7 @@ import csv
 import shutil
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import yaml
 from conftest import REPO, cli
@@ -19,9 +20,10 @@ from conftest import REPO, cli
 from fsbench.data import get_card
 from fsbench.results.compare import compare_selectors
 from fsbench.results.ground_truth import ground_truth_tables
-from fsbench.results.loading import load_result_sets
+from fsbench.results.loading import load_result_sets, read_results
 from fsbench.results.stability import stability_table
 from fsbench.results.stats_compare import build_blocks
+from fsbench.stats import paired_ttests
 
 RING_UCI = REPO / "results" / "ring2015" / "uci"
 
@@ -114,6 +116,15 @@ def test_relabelled_kfold_compare_accepts_it_and_matches_the_original(relabelled
     assert res.stdout.startswith("metric: error (lower is better);")
 
 
+def test_relabelled_kfold_paired_ttests_pair_every_fold(relabelled):
+    original, kfold = relabelled
+    cols = ["dataset", "n_features", "a", "b"]
+    t_kfold = paired_ttests(read_results(kfold)).set_index(cols).sort_index()
+    t_plain = paired_ttests(read_results(original)).set_index(cols).sort_index()
+    assert (t_kfold["n_pairs"] == t_plain["n_pairs"]).all() and (t_kfold["n_pairs"] >= 10).any()
+    pd.testing.assert_series_equal(t_kfold["t"], t_plain["t"])
+
+
 # --------------------------------------------------------------------------- a real 5 x 2-fold run
 KFOLD_CONFIG = {
     "name": "kfold",
@@ -152,6 +163,8 @@ def test_real_kfold_run_stability_compare_and_ground_truth(kfold_run):
     assert len({r["n_train"] for r in rows}) == 2  # the folds' own training sizes differ by a row
     sets = load_result_sets([kfold_run])
     assert sets[0].results["n_train"].nunique() == 1  # ... and are one setting for the analyses
+    assert set(sets[0].rankings["n_train"]) == set(sets[0].results["n_train"])
+    assert read_results(kfold_run)["n_train"].nunique() == 1  # the reports' and plots' reader too
 
     st = stability_table(sets)
     for sel in ("fisher", "bb"):
