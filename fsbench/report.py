@@ -31,6 +31,7 @@ from fsbench.plots import plot_results
 from fsbench.results.loading import find_result_dirs, is_diagnostic, load_rows, read_results, read_run
 from fsbench.results.schema import BASELINE
 from fsbench.results.tables import md_table
+from fsbench.results.ties import at_resolution
 from fsbench.stats import paired_ttests, rank_shares, summary
 
 
@@ -103,7 +104,10 @@ def experiment_section(d: Path, root: Path) -> tuple[str, pd.DataFrame]:
                 c = c_n[(c_n["n_features"] == S) & (c_n["selector"] != BASELINE)].set_index("selector")
                 base = c_n[c_n["selector"] == BASELINE].set_index("selector")
                 n = int(c_n["n_train"].iloc[0])
-                best = c["mean"].idxmin() if len(c) else None
+                # every mean tied with the lowest at the metric's resolution is a best (bold)
+                resolved = pd.Series(at_resolution(c["mean"].to_numpy()), index=c.index)
+                bests = set(resolved.index[resolved == resolved.min()]) if len(c) else set()
+                best = resolved.idxmin() if len(c) else None
                 ct = tt[(tt.n_train == n) & (tt.n_features == S)]
                 row = [str(label)]
                 for sel in sels:
@@ -112,7 +116,7 @@ def experiment_section(d: Path, root: Path) -> tuple[str, pd.DataFrame]:
                         row.append("")
                         continue
                     txt = f"{_pct(src.loc[sel, 'mean'])} ± {_pct(src.loc[sel, 'std'])}"
-                    if sel == best:
+                    if sel in bests:
                         txt = f"**{txt}**"
                     elif sel != BASELINE and best is not None:
                         pair = ct[((ct.a == sel) & (ct.b == best)) | ((ct.a == best) & (ct.b == sel))]

@@ -2,7 +2,11 @@
 
 Ramona et al. 2012 compare methods with Student t-tests at the 5 % level (§V). Every selector of
 an experiment sees the same splits (seeds depend on dataset, n_train and repeat only), so the tests
-here are *paired* over repeats (``scipy.stats.ttest_rel``).
+here are *paired* over splits (``scipy.stats.ttest_rel``): a split is a repeat, or under k-fold one
+(repeat, fold).
+
+Every ranking here ranks values at the metric's resolution (:func:`fsbench.results.ties.at_resolution`):
+means that differ only by floating-point rounding are ties.
 """
 
 from __future__ import annotations
@@ -13,7 +17,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from fsbench.results.loading import split_columns
 from fsbench.results.schema import BASELINE
+from fsbench.results.ties import at_resolution
 
 #: Columns that identify one comparison cell (a point of a figure or a table cell).
 CELL = ["experiment", "dataset", "kernel", "n_train", "n_features"]
@@ -50,13 +56,17 @@ def paired_t(a, b) -> tuple[float, float]:
 def paired_ttests(df: pd.DataFrame, value: str = "error", alpha: float = 0.05) -> pd.DataFrame:
     """Paired t-test between every pair of selectors in every cell.
 
-    Pairs are matched on ``repeat`` (same split). Returns one row per (cell, a, b) with the mean
-    difference a − b, the t statistic, the two-sided p-value, the number of pairs and
+    Pairs are matched on the split (``repeat``, and ``fold`` under k-fold). Returns one row per (cell, a, b)
+    with the mean difference a − b, the t statistic, the two-sided p-value, the number of pairs and
     ``significant`` (p < alpha). Identical samples give p = 1 (no difference), not NaN.
     """
     rows = []
-    for cell, d in ok_rows(df).groupby(CELL, sort=False):
-        wide = d.pivot_table(index="repeat", columns="selector", values=value, aggfunc="first")
+    ok = ok_rows(df)
+    split = split_columns(ok)
+    if "fold" in split:  # no fold (a holdout split) is a key too: pivot_table would drop NaN keys
+        ok = ok.assign(fold=pd.to_numeric(ok["fold"], errors="coerce").fillna(-1))
+    for cell, d in ok.groupby(CELL, sort=False):
+        wide = d.pivot_table(index=split, columns="selector", values=value, aggfunc="first")
         for a, b in combinations(list(wide.columns), 2):
             pair = wide[[a, b]].dropna()
             n = len(pair)
@@ -83,8 +93,9 @@ def ranks(
 ) -> pd.DataFrame:
     """Rank of each method in each cell by mean ``value`` (1 = lowest error).
 
-    ``rank`` is the plain rank of the mean (ties share the lower rank); ``tied_first`` says whether
-    the method is the best or not significantly worse than the best (paired t-test at ``alpha``).
+    ``rank`` is the plain rank of the mean at the metric's resolution (:func:`at_resolution`; ties share
+    the lower rank); ``tied_first`` says whether the method is the best (several are where the best means
+    tie) or not significantly worse than the best (paired t-test at ``alpha``).
     The all-features baseline is excluded unless listed in ``methods``.
     """
     s = summary(df, value)
@@ -98,14 +109,16 @@ def ranks(
         if len(d) < 2:
             continue
         d = d.copy()
-        d["rank"] = d["mean"].rank(method="min").astype(int)
-        best = d.loc[d["mean"].idxmin(), "selector"]
+        resolved = pd.Series(at_resolution(d["mean"].to_numpy()), index=d.index)
+        d["rank"] = resolved.rank(method="min").astype(int)
+        bests = set(d.loc[resolved == resolved.min(), "selector"])
+        best = d.loc[resolved.idxmin(), "selector"]
         t = tests
         for k, v in zip(CELL, cell):
             t = t[t[k] == v]
         tied = []
         for sel in d["selector"]:
-            if sel == best:
+            if sel in bests:
                 tied.append(True)
                 continue
             m = t[((t.a == sel) & (t.b == best)) | ((t.a == best) & (t.b == sel))]

@@ -4,6 +4,7 @@
   baseline's name (a leaf: the run store writes these columns);
 * :mod:`fsbench.results.loading` — the one way to find and read result directories;
 * :mod:`fsbench.results.tables` — the one Markdown table writer, CSV + Markdown tables, figure saving;
+* :mod:`fsbench.results.ties` — the one tie rule: values are ranked at the metric's resolution;
 * :mod:`fsbench.results.stats_compare` — Friedman / Iman–Davenport, Nemenyi critical difference and
   Holm-corrected Wilcoxon over blocks (dataset, kernel, n_train, S); critical-difference diagrams;
 * :mod:`fsbench.results.stability` — Kuncheva's consistency index and the Nogueira–Sechidis–Brown

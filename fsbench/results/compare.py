@@ -133,7 +133,9 @@ def format_comparison(comp: Comparison) -> str:
     fr, b = comp.friedman, comp.blocks
     unit = "(dir, dataset, kernel, n_train)" if comp.per_dataset else "(dir, dataset, kernel, n_train, S)"
     lines = [
-        f"{b.metric}: {fr.n_blocks} blocks {unit} from {comp.n_sources} result dir(s); "
+        # "metric:" first: a bare "error:" at the start of the output reads like a failure
+        f"metric: {b.metric} (lower is better); {fr.n_blocks} blocks {unit} from {comp.n_sources} "
+        "result dir(s); "
         f"{fr.k} selectors: {', '.join(b.selectors)}",
     ]
     lines += [f"  {note}" for note in b.notes]

@@ -27,7 +27,7 @@ import pandas as pd
 from scipy import stats
 
 from fsbench.data import DatasetError, get_card
-from fsbench.results.loading import ResultSet
+from fsbench.results.loading import ResultSet, ranking_splits
 
 GROUP = ["source", "dataset", "kernel", "n_train", "selector"]
 
@@ -131,8 +131,8 @@ def ground_truth_tables(
             rel = known[str(key[1])]
             n_rel = len(rel)
             d = int(g["order_len"].max())
-            g = g.sort_values("repeat")
-            orders, repeats = list(g["order_idx"]), list(g["repeat"])
+            g, splits = ranking_splits(g)  # one ranking per split: repeat, or (repeat, fold) under k-fold
+            orders = list(g["order_idx"])
             grid = set()
             if ok is not None:
                 sel = ok
@@ -141,7 +141,7 @@ def ground_truth_tables(
                 grid = {int(s) for s in sel["n_features"].unique() if s < d}
             rel_arr = np.fromiter(rel, dtype=np.int64)
             for s in sorted(grid | {n_rel}):
-                top = rs.top_sets(tuple(key)[1:], s, repeats, orders)
+                top = rs.top_sets(tuple(key)[1:], s, splits, orders)
                 hits = np.array([np.isin(t, rel_arr).sum() for t in top], dtype=float)
                 share_rows.append(
                     {
@@ -153,7 +153,7 @@ def ground_truth_tables(
                         "recall": float(np.mean(hits / n_rel)),
                     }
                 )
-            exact = sum(set(t.tolist()) == rel for t in rs.top_sets(tuple(key)[1:], n_rel, repeats, orders))
+            exact = sum(set(t.tolist()) == rel for t in rs.top_sets(tuple(key)[1:], n_rel, splits, orders))
             lo, hi = wilson_interval(exact, len(orders), alpha)
             success_rows.append(
                 {

@@ -4,6 +4,17 @@ A *result directory* holds ``results.csv`` and usually ``rankings.csv`` and ``ru
 by the user is either such a directory or a parent of several (searched recursively), as for
 ``fsbench plot``. Each directory gets a short unique ``source`` name (its base name, or more of its
 path where base names collide) that the analyses use in place of the full path.
+
+Splits
+------
+A task's data split is its ``repeat``, or under k-fold (``protocol.folds``) its (``repeat``, ``fold``):
+every fold of a repeat is a split of its own, with its own ranking and, for a subset search, its own chosen
+subsets. The analyses key everything per split by :func:`split_key`. Under k-fold a row's ``n_train`` is its
+fold's training size, which differs by a row or so between folds when K does not divide the data;
+:func:`read_results` (and :func:`load_result_sets`, for ``rankings.csv`` too) therefore sets ``n_train`` of
+every k-fold row to the setting's size — the smallest training size among the folds of the same (experiment,
+dataset), shared by all selectors — so that the folds of a setting stay one setting (one stability group,
+one compare block).
 """
 
 from __future__ import annotations
@@ -57,7 +68,8 @@ class ResultSet:
         return r[(r["order_len"] > 0) & ~r["selector"].astype(str).isin(self.baseline_labels)]
 
     def chosen_subsets(self) -> dict[tuple, np.ndarray]:
-        """(dataset, kernel, n_train, selector, S, repeat) → the feature subset a subset search chose at S.
+        """(dataset, kernel, n_train, selector, S, repeat, fold) → the feature subset a subset search chose
+        at S in that split (``fold`` as :func:`split_key` gives it: None outside k-fold).
 
         From the ``subset`` column of ``results.csv`` (empty for rankers). A search fitted once per S
         (branch-and-bound, exhaustive wrappers) chooses sets that need not be nested, so the top S of its
@@ -68,18 +80,31 @@ class ResultSet:
             r = self.results
             if r is not None and "subset" in r.columns:
                 r = r[(r["status"] == "ok") & r["subset"].notna()]
-                for row in r.itertuples(index=False):
+                folds = r["fold"] if "fold" in r.columns else pd.Series(None, index=r.index, dtype=object)
+                for row, fold in zip(r.itertuples(index=False), folds):
                     feats = _parse_subset(row.subset)
                     if feats.size:
-                        key = (row.dataset, row.kernel, row.n_train, row.selector, row.n_features, row.repeat)
-                        self._chosen[key] = feats
+                        key = (row.dataset, row.kernel, row.n_train, row.selector, row.n_features)
+                        self._chosen[(*key, *split_key(row.repeat, fold))] = feats
         return self._chosen
 
-    def top_sets(self, key: tuple, s: int, repeats: list, orders: list[np.ndarray]) -> list[np.ndarray]:
-        """The features selected at S in each repeat of ``key`` = (dataset, kernel, n_train, selector): a
-        subset search's choice where ``results.csv`` records one, else the top S of the ranking."""
+    def top_sets(self, key: tuple, s: int, splits: list[tuple], orders: list[np.ndarray]) -> list[np.ndarray]:
+        """The features selected at S in each split of ``key`` = (dataset, kernel, n_train, selector): a
+        subset search's choice where ``results.csv`` records one, else the top S of the ranking.
+
+        Parameters
+        ----------
+        key : tuple
+            (dataset, kernel, n_train, selector).
+        s : int
+            S.
+        splits : list of tuple
+            The (repeat, fold) of each ranking, as :func:`split_key` gives them (:func:`ranking_splits`).
+        orders : list of ndarray
+            The rankings (feature indices, best first), one per split.
+        """
         chosen = self.chosen_subsets()
-        return [chosen.get((*key, s, rep), o[:s]) for rep, o in zip(repeats, orders)]
+        return [chosen.get((*key, s, *split), o[:s]) for split, o in zip(splits, orders)]
 
     @property
     def n_features(self) -> dict[str, int]:
@@ -92,6 +117,54 @@ class ResultSet:
             return {}
         r = self.rankings[self.rankings["order_len"] > 0]
         return {str(k): int(v) for k, v in r.groupby("dataset")["order_len"].max().items()}
+
+
+def split_columns(df: pd.DataFrame) -> list[str]:
+    """The columns naming a split of the data: ``repeat``, and ``fold`` where the table has one (k-fold)."""
+    return ["repeat", "fold"] if "fold" in df.columns else ["repeat"]
+
+
+def split_key(repeat: object, fold: object = None) -> tuple[int, int | None]:
+    """(repeat, fold) of a row as a hashable key: ``fold`` None outside k-fold (empty, NaN or absent)."""
+    try:
+        f = float(fold)  # type: ignore[arg-type]  # "0", 0, 0.0 (pandas reads the column either way)
+    except (TypeError, ValueError):  # None, ""
+        f = float("nan")
+    return int(repeat), None if f != f else int(f)
+
+
+def ranking_splits(rows: pd.DataFrame) -> tuple[pd.DataFrame, list[tuple[int, int | None]]]:
+    """Rows of ``rankings.csv`` sorted by split, and the :func:`split_key` of each."""
+    folds = rows["fold"] if "fold" in rows.columns else pd.Series(np.nan, index=rows.index)
+    keys = [split_key(r, f) for r, f in zip(rows["repeat"], folds)]
+    order = sorted(range(len(keys)), key=lambda i: (keys[i][0], -1 if keys[i][1] is None else keys[i][1]))
+    return rows.iloc[order], [keys[i] for i in order]
+
+
+def _kfold_sizes(results: pd.DataFrame) -> pd.Series | None:
+    """(experiment, dataset) → the smallest training size among the k-fold rows; None without k-fold rows."""
+    if not {"fold", "n_train", "experiment", "dataset"} <= set(results.columns):
+        return None
+    kfold = pd.to_numeric(results["fold"], errors="coerce").notna()
+    n_train = pd.to_numeric(results["n_train"], errors="coerce")
+    if not kfold.any():
+        return None
+    return n_train[kfold].groupby([results["experiment"], results["dataset"]]).min()
+
+
+def _pool_fold_sizes(df: pd.DataFrame, sizes: pd.Series) -> None:
+    """Set ``n_train`` of the k-fold rows of ``df`` to their setting's size in place."""
+    if not {"fold", "n_train", "experiment", "dataset"} <= set(df.columns):
+        return
+    rows = pd.to_numeric(df["fold"], errors="coerce").notna().to_numpy()
+    if not rows.any():
+        return
+    keys = pd.MultiIndex.from_frame(df.loc[rows, ["experiment", "dataset"]])
+    new = sizes.reindex(keys).to_numpy(dtype=float)
+    n_train = pd.to_numeric(df["n_train"], errors="coerce").to_numpy(dtype=float)
+    n_train[rows] = np.where(np.isnan(new), n_train[rows], new)
+    # integers where every row has a size (a failed task's row may have none)
+    df["n_train"] = n_train.astype(int) if not np.isnan(n_train).any() else n_train
 
 
 def _parse_subset(v: object) -> np.ndarray:
@@ -141,12 +214,17 @@ def read_results(path: Path | str) -> pd.DataFrame:
     """``results.csv`` of a result directory (or the file itself), as written by the store.
 
     ``subset`` stays a string (a one-feature subset would otherwise be read as a number); diagnostics'
-    tables, which carry their own columns, are read the same way.
+    tables, which carry their own columns, are read the same way. Under k-fold, ``n_train`` is the
+    setting's, not the fold's (module docstring, Splits).
     """
     path = Path(path)
     f = path if path.name == "results.csv" else path / "results.csv"
     # a column absent from the header is ignored by ``dtype``
-    return pd.read_csv(f, low_memory=False, dtype={"subset": str})
+    df = pd.read_csv(f, low_memory=False, dtype={"subset": str})
+    sizes = _kfold_sizes(df)
+    if sizes is not None:  # k-fold: the folds of a setting are one setting (module docstring, Splits)
+        _pool_fold_sizes(df, sizes)
+    return df
 
 
 def read_run(path: Path | str) -> dict:
@@ -191,6 +269,9 @@ def load_result_sets(paths: Iterable[Path | str]) -> list[ResultSet]:
         results = read_results(d)
         rankings = read_rankings(d / "rankings.csv") if (d / "rankings.csv").is_file() else None
         run = read_run(d) or None
+        sizes = _kfold_sizes(results)
+        if rankings is not None and sizes is not None:
+            _pool_fold_sizes(rankings, sizes)  # the same settings as results.csv
         for df in (results, rankings):
             if df is not None:
                 df.insert(0, "source", source)

@@ -1,7 +1,10 @@
 """Stability of the selected feature subsets across repeats, from ``rankings.csv``.
 
-At a given S, repeat i of a (dataset, kernel, n_train, selector) selects the top S of its ranking; the M
-repeats give a binary matrix Z (M × d, z_if = 1 if feature f is among repeat i's top S). Two measures:
+At a given S, split i of a (dataset, kernel, n_train, selector) selects the top S of its ranking; the M
+splits give a binary matrix Z (M × d, z_if = 1 if feature f is among split i's top S). A split is a
+repeat, or under k-fold one (repeat, fold): each fold's ranking is a row of its own
+(:func:`fsbench.results.loading.ranking_splits`), and the ``repeats`` column counts the splits. Two
+measures:
 
 * **Kuncheva's consistency index** (L. I. Kuncheva, "A stability index for feature selection", AIAC
   2007): for two subsets of size k with r features in common, ``I_C = (r d − k²) / (k (d − k))`` — the
@@ -35,7 +38,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from fsbench.results.loading import ResultSet
+from fsbench.results.loading import ResultSet, ranking_splits
 
 GROUP = ["source", "dataset", "kernel", "n_train", "selector"]
 
@@ -171,12 +174,12 @@ def stability_table(
             d = int(g["order_len"].max())
             if (g["order_len"] != d).any():
                 raise ValueError(f"{rs.source}: rankings of {key} have different lengths")
-            g = g.sort_values("repeat")
-            orders, repeats = list(g["order_idx"]), list(g["repeat"])
+            g, splits = ranking_splits(g)  # one ranking per split: repeat, or (repeat, fold) under k-fold
+            orders = list(g["order_idx"])
             for s in s_values if s_values is not None else grid.get(tuple(key), []):
                 if not 0 < s <= d:
                     continue
-                z = selection_matrix(rs.top_sets(tuple(key)[1:], s, repeats, orders), s, d)
+                z = selection_matrix(rs.top_sets(tuple(key)[1:], s, splits, orders), s, d)
                 nog = nogueira_stability(z, alpha)
                 rows.append(
                     {

@@ -3,7 +3,8 @@
 Follows J. Demšar, "Statistical comparisons of classifiers over multiple data sets", JMLR 7:1–30 (2006):
 
 * in every block the selectors are ranked by their mean error (rank 1 = lowest, ties get the average
-  rank); ``R_j`` is selector j's average rank over the N blocks;
+  rank; means equal up to rounding noise are ties: :func:`fsbench.results.ties.at_resolution`); ``R_j`` is
+  selector j's average rank over the N blocks;
 * Friedman's statistic ``chi2_F = 12N / (k(k+1)) * (sum_j R_j^2 - k(k+1)^2 / 4)``, chi-square with k−1
   degrees of freedom — Demšar's form, *without* the tie correction (that one, as computed by
   ``scipy.stats.friedmanchisquare``, is reported too, as ``chi2_ties``);
@@ -18,13 +19,17 @@ Follows J. Demšar, "Statistical comparisons of classifiers over multiple data s
 
 Blocks
 ------
-A block is one (result directory, dataset, kernel, n_train, S) in which every compared selector has at
-least one ``ok`` repeat; the block value of a selector is its mean over the repeats in which *all*
-compared selectors are ``ok`` (the splits are shared, so the means stay paired). Blocks at S = D are
-left out by default: there every input-feature ranker trains the same SVM on all features, so the
-errors are identical by construction and the block only adds ties. The all-features baseline (selector
-``all``, whatever its label: :func:`fsbench.results.loading.baseline_labels`) exists only at S = D and is
-therefore left out unless asked for. Blocks of one dataset at different S are *not* independent (nested
+A block is one (result directory, dataset, kernel, n_train, S) in which every compared selector has at least
+one ``ok`` split; the block value of a selector is its mean over the splits in which *all* compared
+selectors are ``ok`` (the splits are shared, so the means stay paired). A split is a repeat, or under k-fold
+one (repeat, fold): every fold of every repeat counts once (under k-fold, n_train is the setting's,
+:func:`fsbench.results.loading.load_result_sets`). The block values are taken at the metric's resolution
+(:func:`fsbench.results.ties.at_resolution`, within each block), so that the ranks, the wins/ties/losses and
+the Wilcoxon differences see a tie where the means differ only by rounding. Blocks at S = D are left out by
+default: there every input-feature ranker trains the same SVM on all features, so the errors are identical
+by construction and the block only adds ties. The all-features baseline (selector ``all``, whatever its
+label: :func:`fsbench.results.loading.baseline_labels`) exists only at S = D and is therefore left out
+unless asked for. Blocks of one dataset at different S are *not* independent (nested
 feature sets, the same splits), which the Friedman test assumes; the p-values are therefore optimistic.
 ``per_dataset=True`` first averages the metric over the S grid, giving one block per (directory, dataset,
 kernel, n_train): fewer, but independent, blocks.
@@ -54,8 +59,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from fsbench.results.loading import ResultSet
+from fsbench.results.loading import ResultSet, split_columns
 from fsbench.results.schema import BASELINE
+from fsbench.results.ties import at_resolution
 
 #: Columns identifying one block.
 BLOCK = ["source", "dataset", "kernel", "n_train", "n_features"]
@@ -68,6 +74,8 @@ class CompareError(ValueError):
 # --------------------------------------------------------------------------- rank statistics
 def rank_blocks(values: pd.DataFrame, higher_is_better: bool = False) -> pd.DataFrame:
     """Rank the columns (methods) within each row (block): 1 = best, ties get the average rank.
+
+    Values equal up to rounding noise are ties (:func:`fsbench.results.ties.at_resolution`).
 
     Parameters
     ----------
@@ -84,7 +92,7 @@ def rank_blocks(values: pd.DataFrame, higher_is_better: bool = False) -> pd.Data
     arr = values.to_numpy(dtype=float)
     if np.isnan(arr).any():
         raise CompareError("cannot rank blocks with missing values")
-    ranks = stats.rankdata(-arr if higher_is_better else arr, method="average", axis=1)
+    ranks = stats.rankdata(at_resolution(-arr if higher_is_better else arr), method="average", axis=1)
     return pd.DataFrame(ranks, index=values.index, columns=values.columns)
 
 
@@ -242,7 +250,8 @@ def posthoc_table(values: pd.DataFrame, ranks: pd.DataFrame, alpha: float = 0.05
     Parameters
     ----------
     values : DataFrame
-        Blocks × methods, lower is better.
+        Blocks × methods, lower is better; compared at their resolution
+        (:func:`fsbench.results.ties.at_resolution`).
     ranks : DataFrame
         :func:`rank_blocks` of ``values``.
     alpha : float
@@ -257,6 +266,7 @@ def posthoc_table(values: pd.DataFrame, ranks: pd.DataFrame, alpha: float = 0.05
         p-value, the Holm-adjusted p-value and ``holm_significant``.
     """
     n, k = values.shape
+    values = _resolved(values)
     avg = ranks.mean(axis=0).sort_values(kind="stable")
     rows = []
     for a, b in combinations(list(avg.index), 2):
@@ -422,13 +432,22 @@ def plot_cd_diagram(
     return fig
 
 
+def _resolved(values: pd.DataFrame) -> pd.DataFrame:
+    """Blocks × methods at the metric's resolution, each block (row) on its own."""
+    return pd.DataFrame(
+        at_resolution(values.to_numpy(dtype=float)), index=values.index, columns=values.columns
+    )
+
+
 # --------------------------------------------------------------------------- blocks from result directories
 @dataclass
 class Blocks:
     """Block × selector means of a metric, with what was left out and why."""
 
     values: pd.DataFrame  # index: BLOCK columns (or without n_features when per_dataset), columns: selectors
-    n_repeats: pd.Series  # repeats averaged per block (shared by all selectors)
+    n_repeats: (
+        pd.Series
+    )  # splits (repeats, or (repeat, fold) pairs) averaged per block, shared by all selectors
     selectors: list[str]
     metric: str
     notes: list[str] = field(default_factory=list)
@@ -456,7 +475,7 @@ def build_blocks(
     keep_full: bool = False,
     per_dataset: bool = False,
 ) -> Blocks:
-    """Mean of ``metric`` per block and selector over the repeats every selector finished.
+    """Mean of ``metric`` per block and selector over the splits every selector finished.
 
     Parameters
     ----------
@@ -478,6 +497,7 @@ def build_blocks(
     Returns
     -------
     Blocks
+        ``values`` at the metric's resolution (:func:`fsbench.results.ties.at_resolution`, per block).
     """
     if not sets:
         raise CompareError("no results.csv found")
@@ -522,12 +542,15 @@ def build_blocks(
         if n_full:
             notes.append(f"{n_full} block(s) at S = D left out (same SVM for every ranker); --keep-full")
         d = d[~full]
-    key = [*BLOCK, "repeat", "selector"]
+    split = split_columns(d)
+    if "fold" in split:  # k-fold: one row per (repeat, fold); no fold (holdout) must stay a key, not NaN
+        d = d.assign(fold=pd.to_numeric(d["fold"], errors="coerce").fillna(-1).astype(int))
+    key = [*BLOCK, *split, "selector"]
     if d.duplicated(key).any():
-        raise CompareError("results hold several rows for one (block, repeat, selector)")
+        raise CompareError(f"results hold several rows for one ({', '.join(['block', *split, 'selector'])})")
     wide = d.set_index(key)[metric].unstack("selector").reindex(columns=chosen)
     n_before = wide.reset_index()[BLOCK].drop_duplicates().shape[0]
-    wide = wide.dropna()  # paired: only repeats in which every selector finished
+    wide = wide.dropna()  # paired: only splits in which every selector finished
     grouped = wide.groupby(level=BLOCK, sort=True)
     values, n_rep = grouped.mean(), grouped.size()
     if len(values) < n_before:
@@ -540,7 +563,7 @@ def build_blocks(
         raise CompareError(
             f"only {len(values)} block(s) where all of {chosen} have results; nothing to compare"
         )
-    return Blocks(values=values, n_repeats=n_rep, selectors=chosen, metric=metric, notes=notes)
+    return Blocks(values=_resolved(values), n_repeats=n_rep, selectors=chosen, metric=metric, notes=notes)
 
 
 def block_table(blocks: Blocks, ranks: pd.DataFrame) -> pd.DataFrame:
@@ -556,15 +579,13 @@ def block_table(blocks: Blocks, ranks: pd.DataFrame) -> pd.DataFrame:
 def rank_summary(blocks: Blocks, ranks: pd.DataFrame) -> pd.DataFrame:
     """Per selector: average rank, blocks won (rank 1, shared wins count), mean and median of the metric."""
     avg = ranks.mean(axis=0)
+    resolved = _resolved(blocks.values)
     out = pd.DataFrame(
         {
             "selector": avg.index,
             "average_rank": avg.to_numpy(),
-            # shared first places count as wins for each of the tied selectors
-            "best_in_blocks": blocks.values.eq(blocks.values.min(axis=1), axis=0)
-            .sum()
-            .reindex(avg.index)
-            .to_numpy(),
+            # shared first places (at the metric's resolution) count as wins for each of the tied selectors
+            "best_in_blocks": resolved.eq(resolved.min(axis=1), axis=0).sum().reindex(avg.index).to_numpy(),
             f"mean_{blocks.metric}": blocks.values.mean(axis=0).reindex(avg.index).to_numpy(),
             f"median_{blocks.metric}": blocks.values.median(axis=0).reindex(avg.index).to_numpy(),
         }

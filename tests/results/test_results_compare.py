@@ -62,7 +62,9 @@ def test_compare_command_end_to_end(tmp_path):
     assert res.exit_code == 0, res.output
     text = res.output
     # blocks: a 1 n x 2 S, b 2 n x 3 S (S = D left out), c 1 n x 2 S
-    assert "error: 10 blocks" in text
+    # a successful compare must not read like a failure ("error: ..." is how every refusal starts)
+    assert not text.lower().startswith("error") and not res.stdout.startswith("error")
+    assert text.startswith("metric: error (lower is better); 10 blocks")
     assert "extra: left out, absent from a, c" in text
     assert "all: the all-features baseline" in text
     assert "2 block(s) at S = D left out" in text
