@@ -73,7 +73,8 @@ def experiment_section(d: Path, root: Path) -> tuple[str, pd.DataFrame]:
     s = summary(df)
     t = paired_ttests(df)
     legend = (
-        "test error in % (mean ± std over repeats); bold = lowest mean, ≈ = not significantly different "
+        "test error in % (mean ± std over repeats); bold = lowest mean (every one of equal means), "
+        "≈ = not significantly different "
         f"from it (paired t-test, 5 %); `{BASELINE}` = SVM on all features"
     )
     for (ds, kern), cell in s.groupby(["dataset", "kernel"], sort=False):
