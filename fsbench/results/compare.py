@@ -15,6 +15,8 @@ writes, under ``--out``:
 ``error_vs_stability.*``        mean error vs stability (Pareto view)
 ``ground_truth*.csv/.md``       share of relevant features in the top S, exact-recovery success
 ``ground_truth_*.png/.pdf``     those vs n_train (only for datasets with known relevant features)
+``similarity_spearman.*``       mean Spearman correlation of the selectors' rankings on shared splits
+``similarity.png/.pdf``         the same as a heat map, clustered (average linkage), with its dendrogram
 ``compare.html``                everything above in one self-contained page, with provenance
 ==============================  ==================================================================
 """
@@ -30,6 +32,7 @@ import pandas as pd
 from fsbench.results.ground_truth import ground_truth_tables, plot_ground_truth
 from fsbench.results.html import Image, Provenance, Section, write_html
 from fsbench.results.loading import ResultSet, load_result_sets
+from fsbench.results.similarity import cluster_order, plot_similarity, ranking_similarity
 from fsbench.results.stability import plot_error_vs_stability, stability_table
 from fsbench.results.stats_compare import (
     Blocks,
@@ -264,6 +267,24 @@ def write_outputs(comp: Comparison, sets: list[ResultSet], out: Path) -> list[Pa
             written += save_figure(fig, stem)
             gt_items.append(Image(stem.with_suffix(".png"), f"{key[0]}: {key[1]}, {key[2]}"))
 
+    sim, sim_n = ranking_similarity(sets, selectors=comp.blocks.selectors)
+    sim_items: list = []
+    if not sim.empty:
+        order = cluster_order(sim)
+        table = sim.loc[order, order].round(3).reset_index(names="selector")
+        written += write_table(
+            table,
+            out / "similarity_spearman",
+            "Similarity of the selectors' rankings",
+            "Mean Spearman correlation between two selectors' complete rankings over the splits both ran "
+            f"(from {int(sim_n.to_numpy().max())} splits per pair at most); rows and columns in the order of "
+            "average-linkage clustering on 1 - correlation (the heat map's dendrogram).",
+        )
+        written += plot_similarity(sim, out / "similarity", "Spearman correlation of the rankings")
+        sim_items.append(
+            Image(out / "similarity.png", "Selectors clustered by the similarity of their rankings")
+        )
+
     sections = [
         Section(
             "Selectors across datasets",
@@ -290,6 +311,8 @@ def write_outputs(comp: Comparison, sets: list[ResultSet], out: Path) -> list[Pa
         sections.append(Section("Stability", [*stab_items, stab]))
     if not success.empty:
         sections.append(Section("Ground truth (synthetic data)", [*gt_items, success, share]))
+    if not sim.empty:
+        sections.append(Section("Similarity of the rankings", [*sim_items, table]))
     sections.append(Section("Provenance", [Provenance({s.source: s.run or {} for s in sets})]))
     written.append(write_html(out / "compare.html", sections, title=f"fsbench compare — {metric}"))
     return written

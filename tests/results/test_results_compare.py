@@ -86,6 +86,8 @@ def test_compare_command_end_to_end(tmp_path):
         "error_vs_stability.png",
         "ground_truth_success.csv",
         "ground_truth_c_weston_nonlinear_linear.png",
+        "similarity_spearman.csv",
+        "similarity.png",
         "compare.html",
     ]:
         assert (out / name).is_file(), name
@@ -98,6 +100,10 @@ def test_compare_command_end_to_end(tmp_path):
     assert gt.set_index("selector").loc["good", "success_rate"] == 1.0  # features 0, 1 first
     html = (out / "compare.html").read_text()
     assert "Friedman and Iman–Davenport tests" in html and "Provenance" in html
+    assert "Similarity of the rankings" in html
+    sim = pd.read_csv(out / "similarity_spearman.csv").set_index("selector")
+    assert set(sim.index) == {"good", "mid", "bad"} and "all" not in sim.index
+    assert np.allclose(np.diag(sim.loc[sim.index, sim.index].to_numpy()), 1.0)
 
 
 def test_selector_choice_include_all_keep_full_and_per_dataset(tmp_path):
