@@ -63,6 +63,7 @@ from fsbench.run.lock import RunLock
 from fsbench.run.plan import expand, plugin_sources, validate
 from fsbench.run.provenance import _now, git_commit, package_versions
 from fsbench.run.store import TaskStore, atomic_write, write_tables
+from fsbench.run.workers import sigterm_as_interrupt
 
 
 @dataclass
@@ -296,15 +297,19 @@ def run_experiment(
                     results = _dask_results(client, todo)
                 last_flush = time.monotonic()
                 done_count = skipped
+                # closed on any way out: an interrupted run kills its loky workers (SIGTERM too), instead
+                # of leaving them to finish tasks nobody reads (threads cannot be killed: not closed)
+                closing = contextlib.closing(results) if backend == "loky" else contextlib.nullcontext()
                 try:
-                    for result in results:
-                        store.put(result)
-                        done_count += 1
-                        if progress:
-                            progress(done_count, len(tasks))
-                        if time.monotonic() - last_flush > flush_seconds:
-                            write_tables(out, tasks, store)
-                            last_flush = time.monotonic()
+                    with sigterm_as_interrupt(), closing:
+                        for result in results:
+                            store.put(result)
+                            done_count += 1
+                            if progress:
+                                progress(done_count, len(tasks))
+                            if time.monotonic() - last_flush > flush_seconds:
+                                write_tables(out, tasks, store)
+                                last_flush = time.monotonic()
                 except Exception as exc:
                     # The cluster went away, or worker processes cannot be started: a task's own error or
                     # a dead worker is recorded as that task's failure and never reaches this point.
