@@ -25,14 +25,16 @@ are both finished and still to compute, unless ``--allow-mixed-code`` (a finishe
 re-tabulated, whatever the commit); ``--fresh`` discards the task files and starts over.
 
 :func:`validate` opens every dataset (hashing and parsing card files), checks every selector's
-parameters and fits every user selector class on a tiny problem (:mod:`fsbench.plugins`), so bad
-input stops the run before the lock, ``run.json`` or any task; :func:`check_backend_options` and
-:func:`check_output` do the same for the environment.
+parameters and fits every user selector class on a tiny problem (:mod:`fsbench.plugins`, in a worker
+process: :mod:`fsbench.run.workers`), so bad input stops the run before the lock, ``run.json`` or any
+task; :func:`check_backend_options` and :func:`check_output` do the same for the environment.
 
 Tasks run in worker processes (loky, also for ``--jobs 1``; or dask futures), one task per future: an
 exception inside a task is recorded by :func:`fsbench.protocol.run_task` with its traceback, and a
 task whose process dies (segfault, out-of-memory kill) is recorded as failed by
-:func:`_local_results` / :func:`_dask_results`; either way the other tasks go on.
+:func:`_local_results` / :func:`_dask_results`; either way the other tasks go on. Ctrl-C and SIGTERM
+stop the run (exit 130) and kill its loky workers; after ``kill -9`` they end by themselves within
+seconds (:func:`fsbench.run.workers.watch_parent`).
 """
 
 from __future__ import annotations
