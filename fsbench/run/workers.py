@@ -218,8 +218,8 @@ def _check_in(executor, sel: SelectorConfig, kernels: list, crash_log: str) -> s
         path = source_of(resolve(sel.name))["path"]
         dump = Path(crash_log).read_text(errors="replace")
         return (
-            f"{sel.name} ({path}): the process checking it died while fitting it on the "
-            f"{CHECK_SHAPE[0]} x {CHECK_SHAPE[1]} check problem: {death_cause(exc)}{_where(dump, path)}"
+            f"{sel.name} ({path}): the process checking it (a fit on the {CHECK_SHAPE[0]} x {CHECK_SHAPE[1]} "
+            f"check problem) died: {death_cause(exc)}{_where(dump, path)}"
         )
     except Exception as exc:  # e.g. no process can be started
         first = str(exc).splitlines()[0] if str(exc) else ""

@@ -115,7 +115,7 @@ def test_a_class_that_segfaults_in_the_contract_check_is_refused_in_one_line(tmp
     assert len(lines) == 1, res.stderr  # no fault-handler dump, no traceback
     line = lines[0]
     assert line.startswith(f"error: {cfg}: selectors[1].name: {mod}:Dies ({d / mod}.py): "), line
-    assert "died while fitting it on the 20 x 4 check problem: SIGSEGV (exit code -11)" in line
+    assert "the process checking it (a fit on the 20 x 4 check problem) died: SIGSEGV (exit code -11)" in line
     assert f"in fit ({mod}.py, line " in line  # where, from the fault handler
     assert "Traceback" not in res.stdout + res.stderr
     assert not out.exists()
@@ -124,8 +124,8 @@ def test_a_class_that_segfaults_in_the_contract_check_is_refused_in_one_line(tmp
 @pytest.mark.parametrize(
     ("how", "expected"),
     [
-        ("sigkill", "check problem: SIGKILL (exit code -9), killed (out of memory?)"),
-        ("exit", "check problem: exit code 3"),
+        ("sigkill", "check problem) died: SIGKILL (exit code -9), killed (out of memory?)"),
+        ("exit", "check problem) died: exit code 3"),
         ("sys.exit", "the contract check raised SystemExit: 4"),  # an exception, not a death
     ],
 )
