@@ -4,7 +4,8 @@ the contract it must meet, and the hash of its source.
 * :func:`activate` prepends a config's ``plugins`` directories to ``sys.path``, in the parent and in
   every worker (each task carries them), so a class outside any installed package can be named.
 * :func:`check_contract` is run by :func:`fsbench.run.plan.validate` for every *user class* (one whose
-  module is not part of fsbench, :func:`fsbench.protocol.is_user_class`) before a run starts: the class
+  module is not part of fsbench, :func:`fsbench.protocol.is_user_class`) before a run starts, in a worker
+  process (:func:`fsbench.run.workers.check_contracts`: a class that crashes it is refused too): the class
   must be a scikit-learn estimator (``get_params``/``set_params``/``fit``, constructible with its
   defaults and with the config's params, clonable), and fitted on a tiny seeded problem
   (:func:`check_problem`: 20 x 4, two classes, ``y`` = class indices 0/1, built exactly as a task
@@ -40,6 +41,9 @@ CHECK_SHAPE = (20, 4)
 
 class ContractError(ValueError):
     """A user class that does not meet the selector contract (one line)."""
+
+    #: the config entry (fsbench.config.SelectorConfig) that failed, when known
+    selector: Any = None
 
 
 def activate(dirs: Iterable[str]) -> None:
@@ -91,13 +95,23 @@ def _first_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
 
 
-#: (name, params, kernels, source hash) -> the failure (None: passed); validate() runs once from the CLI
-#: and again in run_experiment, and the check fits the class.
-_CHECKED: dict[str, str | None] = {}
+def contract_key(sel, kernels: Iterable[Any]) -> str:
+    """What the contract check of ``sel`` depends on: its name, params, the experiment kernels and the
+    sha256 of its source file (a cache key for :func:`fsbench.run.workers.check_contracts`)."""
+    kernels = list(dict.fromkeys(kernels))
+    return json.dumps(
+        [sel.name, sel.params, [repr(k) for k in kernels], source_of(resolve(sel.name))["sha256"]],
+        sort_keys=True,
+        default=repr,
+    )
 
 
 def check_contract(sel, kernels: Iterable[Any]) -> None:
-    """Check the user class ``sel.name`` against the selector contract; raise :class:`ContractError`.
+    """Check the user class ``sel.name`` against the selector contract in this process; raise
+    :class:`ContractError`.
+
+    ``fsbench run`` calls it in a worker process (:func:`fsbench.run.workers.check_contracts`), where a
+    class that crashes its process cannot take the run down.
 
     Parameters
     ----------
@@ -107,21 +121,19 @@ def check_contract(sel, kernels: Iterable[Any]) -> None:
         The experiment kernels it will run under: the class is built once per kernel, exactly as a task
         builds it (:func:`fsbench.protocol.build_selector`: inherited kernel parameters, numeric gamma).
     """
-    cls = resolve(sel.name)
-    kernels = list(dict.fromkeys(kernels))  # distinct, in config order
-    key = json.dumps(
-        [sel.name, sel.params, [repr(k) for k in kernels], source_of(cls)["sha256"]],
-        sort_keys=True,
-        default=repr,
-    )
-    if key not in _CHECKED:
-        try:
-            _check(sel, cls, kernels)
-            _CHECKED[key] = None
-        except ContractError as exc:
-            _CHECKED[key] = str(exc)
-    if _CHECKED[key] is not None:
-        raise ContractError(_CHECKED[key])
+    _check(sel, resolve(sel.name), list(dict.fromkeys(kernels)))  # distinct kernels, in config order
+
+
+def contract_failure(sel, kernels: Iterable[Any]) -> str | None:
+    """The one-line failure of :func:`check_contract` (None: the class passed); never raises, so that
+    ``SystemExit`` or ``KeyboardInterrupt`` raised by the user's code is a failure too."""
+    try:
+        check_contract(sel, kernels)
+    except ContractError as exc:
+        return str(exc)
+    except BaseException as exc:  # what _check lets through: sys.exit() in fit, an unexpected error
+        return f"{sel.name}: the contract check raised {_first_line(exc)}"
+    return None
 
 
 def check_class(name: str, cls: type) -> None:

@@ -9,6 +9,8 @@ One module per concern, imports flowing one way (no module imports one listed be
 * :mod:`~fsbench.run.lock` — ``run.lock``;
 * :mod:`~fsbench.run.store` — atomic writes, task files, ``results.csv`` / ``rankings.csv``;
 * :mod:`~fsbench.run.plan` — tasks of an experiment and validation of its config;
+* :mod:`~fsbench.run.workers` — the loky worker pool, the contract check of user classes run in it, and
+  the watchdog that ends the workers with the run;
 * :mod:`~fsbench.run.provenance` — git commit, package versions, timestamps;
 * :mod:`~fsbench.run.errors` — :class:`RunError`.
 """

@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import faulthandler
-import hashlib
 import logging
 import os
-import re
 import traceback
 from collections import deque
 from collections.abc import Generator, Iterator
@@ -23,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 import joblib
-from joblib.externals.loky import get_reusable_executor
 from threadpoolctl import threadpool_limits
 
 from fsbench._malloc import tune_malloc
@@ -32,7 +29,7 @@ from fsbench.plugins import activate as activate_plugins
 from fsbench.protocol import Task, TaskResult, failed_result, run_task
 from fsbench.run.checks import SCHEDULER_TIMEOUT
 from fsbench.run.errors import RunError
-from fsbench.run.store import _canonical
+from fsbench.run.workers import death_cause, kill_pool, local_executor, plugin_code
 
 #: Environment variables a local worker takes from this process at every task: a reused worker
 #: process (loky keeps them between runs of one Python process) would otherwise keep those it
@@ -93,23 +90,8 @@ def _read_crash_log(crash_dir: Path, task: Task) -> str:
     return text
 
 
-def _death_cause(exc: BaseException) -> str:
-    """``SIGSEGV (exit code -11)`` from loky's TerminatedWorkerError (or what is known of it)."""
-    m = re.search(r"exit codes of the workers are \{([^}]*)\}", str(exc))
-    codes = re.findall(r"(\w+)\((-?\d+)\)", m.group(1)) if m else []
-    if not codes:
-        return "the worker process ended abruptly"
-    name, code = codes[0]
-    if name.startswith("SIG"):
-        cause = f"{name} (exit code {code})"
-        if name == "SIGKILL":
-            cause += ", killed (out of memory?)"
-        return cause
-    return f"exit code {code}"
-
-
 def _crashed(task: Task, exc: BaseException, log: str) -> TaskResult:
-    cause = _death_cause(exc)
+    cause = death_cause(exc)
     tb = log or f"worker died: {cause}; no fault-handler output (a SIGKILL, or an exit without a signal)"
     return failed_result(task, f"worker died: {cause}", tb)
 
@@ -126,9 +108,19 @@ def _until_crash(
     """Run the queued tasks in a pool of ``jobs`` processes, yielding results, until the queue is empty
     (return None) or a worker dies (return the tasks in flight then, and the error)."""
     # One task per future, at most `jobs` in flight: a dead worker then points at a handful of tasks.
-    executor = get_reusable_executor(
-        max_workers=max(1, min(jobs, len(queue))), timeout=300, env={"FSBENCH_PLUGIN_CODE": code}
-    )
+    executor = local_executor(max(1, min(jobs, len(queue))), code)
+    try:
+        return (yield from _submit_until_crash(executor, queue, jobs, env, crash_dir))
+    except BaseException:
+        # Ctrl-C, SIGTERM (sigterm_as_interrupt) or the run stopped reading results: the tasks in flight
+        # are abandoned, so their workers are killed now rather than left to finish them unseen.
+        kill_pool(executor)
+        raise
+
+
+def _submit_until_crash(
+    executor, queue: deque[Task], jobs: int, env: dict, crash_dir: Path
+) -> Generator[TaskResult, None, tuple[list[Task], BaseException] | None]:
     in_flight: dict[Any, Task] = {}
     while queue or in_flight:
         while queue and len(in_flight) < jobs:
@@ -180,7 +172,7 @@ def _local_results(todo: list[Task], jobs: int, crash_dir: Path) -> Iterator[Tas
     env = _worker_env()
     # Workers outlive a run (loky reuses them within a Python session, e.g. a notebook) and keep the
     # user modules they imported: a new digest of the user classes' sources gives new workers.
-    code = hashlib.sha256(_canonical(sorted({t.code_hash or "" for t in todo})).encode()).hexdigest()
+    code = plugin_code(t.code_hash for t in todo)
     empty = 0
     while queue:
         crash = yield from _until_crash(queue, jobs, env, crash_dir, code)

@@ -29,14 +29,16 @@ and says so. ``--fresh`` discards the task files and starts over.
 :func:`dry_run` makes the same checks and counts without writing anything or running a task.
 
 :func:`validate` opens every dataset (hashing and parsing card files), checks every selector's
-parameters and fits every user selector class on a tiny problem (:mod:`fsbench.plugins`), so bad
-input stops the run before the lock, ``run.json`` or any task; :func:`check_backend_options` and
-:func:`check_output` do the same for the environment.
+parameters and fits every user selector class on a tiny problem (:mod:`fsbench.plugins`, in a worker
+process: :mod:`fsbench.run.workers`), so bad input stops the run before the lock, ``run.json`` or any
+task; :func:`check_backend_options` and :func:`check_output` do the same for the environment.
 
 Tasks run in worker processes (loky, also for ``--jobs 1``; or dask futures), one task per future: an
 exception inside a task is recorded by :func:`fsbench.protocol.run_task` with its traceback, and a
 task whose process dies (segfault, out-of-memory kill) is recorded as failed by
-:func:`_local_results` / :func:`_dask_results`; either way the other tasks go on.
+:func:`_local_results` / :func:`_dask_results`; either way the other tasks go on. Ctrl-C and SIGTERM
+stop the run (exit 130) and kill its loky workers; after ``kill -9`` they end by themselves within
+seconds (:func:`fsbench.run.workers.watch_parent`).
 """
 
 from __future__ import annotations
@@ -67,6 +69,7 @@ from fsbench.run.lock import RunLock
 from fsbench.run.plan import expand, plugin_sources, validate
 from fsbench.run.provenance import _now, git_commit, package_versions
 from fsbench.run.store import TaskStore, atomic_write, read_task_file, tasks_in_tables, write_tables
+from fsbench.run.workers import sigterm_as_interrupt
 
 
 @dataclass
@@ -340,15 +343,19 @@ def run_experiment(
                     results = _dask_results(client, todo)
                 last_flush = time.monotonic()
                 done_count = skipped
+                # closed on any way out: an interrupted run kills its loky workers (SIGTERM too), instead
+                # of leaving them to finish tasks nobody reads (threads cannot be killed: not closed)
+                closing = contextlib.closing(results) if backend == "loky" else contextlib.nullcontext()
                 try:
-                    for result in results:
-                        store.put(result)
-                        done_count += 1
-                        if progress:
-                            progress(done_count, len(tasks))
-                        if time.monotonic() - last_flush > flush_seconds:
-                            write_tables(out, tasks, store)
-                            last_flush = time.monotonic()
+                    with sigterm_as_interrupt(), closing:
+                        for result in results:
+                            store.put(result)
+                            done_count += 1
+                            if progress:
+                                progress(done_count, len(tasks))
+                            if time.monotonic() - last_flush > flush_seconds:
+                                write_tables(out, tasks, store)
+                                last_flush = time.monotonic()
                 except Exception as exc:
                     # The cluster went away, or worker processes cannot be started: a task's own error or
                     # a dead worker is recorded as that task's failure and never reaches this point.

@@ -11,10 +11,11 @@ from fsbench.algorithms.registry import UnknownSelectorError, get_selector, reso
 from fsbench.config import ConfigError, Experiment, SelectorConfig
 from fsbench.data import DatasetError, SyntheticDataset, get_card, open_dataset
 from fsbench.diagnostics.registry import UnknownDiagnosticError, get_diagnostic
-from fsbench.plugins import ContractError, check_class, check_contract, source_of
+from fsbench.plugins import ContractError, check_class, source_of
 from fsbench.plugins import activate as activate_plugins
 from fsbench.protocol import Task, is_user_class
 from fsbench.resampling import train_size
+from fsbench.run.workers import check_contracts
 
 
 def expand(
@@ -66,7 +67,7 @@ def validate(exp: Experiment) -> None:
             get_diagnostic(exp.diagnostic).check(exp)
         except UnknownDiagnosticError as exc:
             raise ConfigError(src, "diagnostic", str(exc)) from None
-    rankers = []
+    rankers, user = [], []
     activate_plugins(exp.plugins)
     keys = _selector_keys(exp)
     kernels = [k for entry in exp.datasets for k in entry.kernels]
@@ -99,13 +100,16 @@ def validate(exp: Experiment) -> None:
                 f"{sel.name} supports kernels {', '.join(supported)}, not {sel.params['kernel']!r}",
             )
         if is_user_class(cls):
-            # fit on a tiny problem now, so that a class that cannot work stops the run before it starts
-            try:
-                check_contract(sel, kernels)
-            except ContractError as exc:
-                raise ConfigError(src, f"{kp}.name", str(exc)) from None
+            user.append(sel)
         if getattr(type(est), "kind", "rank") != "transform" and not getattr(est, "baseline_all", False):
             rankers.append(sel.label)
+    # fit each user class on a tiny problem now, in a worker process, so that a class that cannot work
+    # (or kills its process) stops the run before it starts
+    try:
+        check_contracts(user, kernels)
+    except ContractError as exc:
+        kp = keys.get(exc.selector.label, f"selectors[{exp.selectors.index(exc.selector)}]")
+        raise ConfigError(src, f"{kp}.name", str(exc)) from None
     for entry in exp.datasets:
         kp = entry.key
         p = entry.protocol
