@@ -56,6 +56,8 @@ body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2e
        padding: 0 1em; color: #222; line-height: 1.4; }
 h1 { border-bottom: 2px solid #444; padding-bottom: .2em; }
 h2 { border-bottom: 1px solid #bbb; padding-bottom: .15em; margin-top: 2em; }
+/* the report's ### and #### are h5/h6 here: not smaller than the text under them */
+h3 { font-size: 1.25em; } h4 { font-size: 1.15em; } h5 { font-size: 1.08em; } h6 { font-size: 1em; }
 table { border-collapse: collapse; margin: .8em 0; font-size: .85em; }
 th, td { border: 1px solid #ccc; padding: .2em .5em; text-align: right; }
 th { background: #f0f0f0; }
