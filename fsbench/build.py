@@ -58,6 +58,9 @@ from fsbench.run.engine import unfinished_runs
 INPUT_FILES = frozenset({"results.csv", "rankings.csv", "run.json"})
 #: A run's own state (its per-task store and lock): neither read nor touched by the build.
 RUN_STATE = frozenset({"tasks", "run.lock"})
+#: Written on demand and not committed (``fsbench report --html``): not a derived file of the build (the
+#: check ignores it), but deleted by a build, which would leave it stale.
+ON_DEMAND = frozenset({"REPORT.html"})
 #: A paper's values file in ``configs/<paper>/``: present = compared with the paper.
 PAPER_VALUES = "paper_values.yaml"
 
@@ -148,9 +151,11 @@ def is_input(path: Path, root: Path) -> bool:
 
 
 def derived_files(root: Path) -> list[Path]:
-    """Every derived file under the paper folder ``root``, in path order."""
+    """Every derived file under the paper folder ``root``, in path order (not the on-demand ones)."""
     root = Path(root)
-    return sorted(p for p in root.rglob("*") if p.is_file() and not is_input(p, root))
+    return sorted(
+        p for p in root.rglob("*") if p.is_file() and not is_input(p, root) and p.name not in ON_DEMAND
+    )
 
 
 def find_papers(results_root: Path, configs_root: Path, only: list[str] | None = None) -> list[Paper]:
@@ -235,6 +240,7 @@ def _build_paper(paper: Paper, dirs: list[Path]) -> Path:
 def clean(paper: Paper) -> list[Path]:
     """Delete every derived file of the paper folder and the folders left empty; return the files."""
     files = derived_files(paper.results)
+    files += sorted(p for p in paper.results.rglob("*") if p.name in ON_DEMAND and p.is_file())
     for f in files:
         f.unlink()
     for d in sorted((p for p in paper.results.rglob("*") if p.is_dir()), key=lambda p: -len(p.parts)):

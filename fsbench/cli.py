@@ -426,8 +426,8 @@ def report(
         bool,
         typer.Option(
             "--html",
-            help="Also write REPORT.html: one self-contained file (figures embedded) with the "
-            "comparisons across datasets, stability, ground truth and provenance.",
+            help="Also write REPORT.html beside REPORT.md: the report with every figure of the folder "
+            "(linked, not embedded: read it in place), the comparison across datasets and provenance.",
         ),
     ] = False,
 ) -> None:

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
+from fsbench.results.html import unresolved_images
+
 RESULT_COLUMNS = [
     "schema_version",
     "experiment",
@@ -112,26 +114,30 @@ def random_ranker(d: int) -> Callable[[int, int, np.random.Generator], np.ndarra
 
 
 class HtmlPage(HTMLParser):
-    """The ``<h2>`` headings, ``<img>`` sources (all, and the number under each heading) and references to
-    anything outside a page."""
+    """The ``<h2>`` headings, ``<img>`` sources (all, and the number under each heading), the number of
+    lists, list items and tables, and references to anything outside the page's folder."""
 
     def __init__(self):
         super().__init__()
         self.headings, self.images, self.external = [], [], []
         self.images_under: dict[str, int] = {}
+        self.tags: dict[str, int] = {}
         self._in_h2 = False
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
+        self.tags[tag] = self.tags.get(tag, 0) + 1
         if tag == "h2":
             self._in_h2 = True
         if tag == "img":
             self.images.append(a.get("src", ""))
             if self.headings:
                 self.images_under[self.headings[-1]] = self.images_under.get(self.headings[-1], 0) + 1
-        for key in ("src", "href"):
-            if tag in ("img", "script", "link") and a.get(key) and not a[key].startswith("data:"):
-                self.external.append(a[key])
+        if tag in ("script", "link"):
+            self.external.append(a.get("src") or a.get("href") or tag)
+        src = a.get("src") or ""
+        if tag == "img" and ("://" in src or src.startswith("/")):
+            self.external.append(src)
 
     def handle_endtag(self, tag):
         if tag == "h2":
@@ -142,13 +148,15 @@ class HtmlPage(HTMLParser):
             self.headings.append(data.strip())
 
 
-def read_self_contained_page(path: Path) -> HtmlPage:
-    """Parse an HTML report and check it is self-contained: nothing external, every image an embedded
-    PNG that decodes (its signature)."""
+def read_report_page(path: Path) -> HtmlPage:
+    """Parse an HTML page and check what a browser would show: no script, nothing outside its folder,
+    every image an embedded PNG (its signature) or a file beside the page
+    (:func:`fsbench.results.html.unresolved_images`)."""
     page = HtmlPage()
     page.feed(Path(path).read_text(encoding="utf-8"))
     assert page.external == [], page.external
+    assert unresolved_images(path) == []
     for src in page.images:
-        assert src.startswith("data:image/png;base64,"), src[:40]
-        assert base64.b64decode(src.split(",", 1)[1]).startswith(b"\x89PNG\r\n\x1a\n")
+        if src.startswith("data:"):
+            assert base64.b64decode(src.split(",", 1)[1]).startswith(b"\x89PNG\r\n\x1a\n")
     return page

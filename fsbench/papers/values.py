@@ -107,8 +107,8 @@ def _cards_dir() -> Path:
 _ABBREVIATIONS = {"e.g", "i.e", "cf", "vs", "al", "etc", "approx", "resp", "no", "fig", "eq", "ref", "sec"}
 
 
-def _first_sentence(text: str, limit: int = 240) -> str:
-    """The first sentence of ``text`` (whitespace collapsed, at most ``limit`` characters)."""
+def _first_sentence(text: str) -> str:
+    """The first sentence of ``text`` (whitespace collapsed), whole: a long sentence is never cut."""
     text = " ".join(str(text).split())
     end = len(text)
     for m in re.finditer(r"[.!?](?=\s)", text):
@@ -116,8 +116,7 @@ def _first_sentence(text: str, limit: int = 240) -> str:
         if word is None or word.group(1).lower() not in _ABBREVIATIONS:
             end = m.start() + 1
             break
-    s = text[:end]
-    return s if len(s) <= limit else s[: limit - 1].rstrip() + "…"
+    return text[:end]
 
 
 def _drop_parentheses(text: str) -> str:
@@ -365,7 +364,7 @@ def read_configs(config_dir: Path) -> dict[str, ConfigInfo]:
                 if not s.startswith("#") or not s.lstrip("#").strip():
                     break
                 para.append(s.lstrip("#").strip())
-            unavailable = _first_sentence(_drop_parentheses(" ".join(para)), 200).rstrip(".")
+            unavailable = _first_sentence(_drop_parentheses(" ".join(para))).rstrip(".")
         out[str(data["name"])] = ConfigInfo(str(data["name"]), f, data, datasets, defaults, unavailable)
     return out
 

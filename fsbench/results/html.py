@@ -1,21 +1,30 @@
-"""The one HTML renderer: self-contained pages of tables, figures, Markdown and provenance.
+"""The one HTML renderer: pages of tables, figures, Markdown and provenance.
 
-Self-contained means: images are embedded as ``data:image/png;base64,...`` URIs, the style sheet is
-inline, and there is no script and no reference to anything outside the file — it can be mailed,
-archived or opened offline and shows the same thing. The page is a function of its content only (no
-date): re-rendering the same results gives the same bytes.
+Two ways to show a figure, chosen by the writer (``link_from`` of :func:`write_html`):
 
-Both HTML outputs are written here: ``fsbench compare --out`` (``compare.html``,
-:func:`fsbench.results.compare.write_outputs`) and ``fsbench report --html`` (``REPORT.html``,
-:func:`fsbench.results.report_html.write_report_html`, which splits ``REPORT.md`` with
-:func:`markdown_sections`). A page is a list of :class:`Section`; a section holds items, each rendered by
-type:
+* **embedded** (default; ``fsbench compare --out`` → ``compare.html``): every image is a
+  ``data:image/png;base64,...`` URI, so the page is one self-contained file that can be mailed or
+  archived;
+* **linked** (``fsbench report --html`` → ``REPORT.html``, :mod:`fsbench.results.report_html`): an image
+  that is a PNG file is referenced by its path relative to the page (``<img src="fig1a/plots/x.png"
+  loading="lazy">``), because the page sits in the results folder beside the committed figures; only a
+  figure drawn for the page (a matplotlib figure) is embedded. This keeps a paper's page small and quick
+  to write (Ramona 2012: 84 figures, 4 MB of PNG, were 5.5 MB of base64 in the page); the page is read
+  in place, or copied together with its folder.
+
+:func:`unresolved_images` lists the ``<img>`` references of a written page that do not resolve to a file.
+Either way the style sheet is inline, there is no script, and the page is a function of its content only
+(no date): re-rendering the same results gives the same bytes. No text is shortened: tables, notes and
+captions are shown whole (wide tables scroll sideways).
+
+A page is a list of :class:`Section`; a section holds items, each rendered by type:
 
 * ``pandas.DataFrame`` → an HTML table (floats with 4 significant digits);
 * ``str`` → Markdown (CommonMark with GitHub pipe tables, :func:`markdown_html`): headings, paragraphs,
   lists (nested too), emphasis, bold, inline code, links, tables and images (a PNG beside the report is
-  embedded; an image alone in its paragraph becomes a figure with its caption);
-* :class:`Image` (a PNG file or a matplotlib figure, with a caption) → an embedded PNG;
+  embedded or linked; an image alone in its paragraph becomes a figure with its caption);
+* :class:`Image` (a PNG file or a matplotlib figure, with a caption) → a figure;
+* :class:`Details` (a summary line and items) → a ``<details>`` element, closed: shown on demand;
 * :class:`Provenance` (``run.json`` contents) → config hash, commit(s), package versions, times.
 """
 
@@ -24,10 +33,14 @@ from __future__ import annotations
 import base64
 import html
 import io
+import os
 import re
+import struct
 from dataclasses import dataclass, field
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote, unquote
 
 import numpy as np
 import pandas as pd
@@ -43,12 +56,16 @@ body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2e
        padding: 0 1em; color: #222; line-height: 1.4; }
 h1 { border-bottom: 2px solid #444; padding-bottom: .2em; }
 h2 { border-bottom: 1px solid #bbb; padding-bottom: .15em; margin-top: 2em; }
+/* the report's ### and #### are h5/h6 here: not smaller than the text under them */
+h3 { font-size: 1.25em; } h4 { font-size: 1.15em; } h5 { font-size: 1.08em; } h6 { font-size: 1em; }
 table { border-collapse: collapse; margin: .8em 0; font-size: .85em; }
 th, td { border: 1px solid #ccc; padding: .2em .5em; text-align: right; }
 th { background: #f0f0f0; }
 td.text, th.text { text-align: left; }
 figure { margin: 1em 0; }
-figure img { max-width: 100%; border: 1px solid #eee; }
+figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
+details { margin: .6em 0; }
+summary { cursor: pointer; }
 figcaption { font-size: .85em; color: #555; }
 code { background: #f4f4f4; padding: 0 .2em; }
 nav ul { columns: 2; }
@@ -63,6 +80,11 @@ class Image:
 
     source: Any  # pathlib.Path / str of a .png file, or a matplotlib.figure.Figure
     caption: str = ""
+
+    @property
+    def is_file(self) -> bool:
+        """Whether the image is a file (linked from a page written with ``link_from``)."""
+        return not hasattr(self.source, "savefig")
 
     def png_bytes(self) -> bytes:
         """The image as PNG bytes (a figure is rendered at 110 dpi)."""
@@ -82,6 +104,16 @@ class Provenance:
     """Where results come from: one ``run.json`` mapping per result directory (label → run)."""
 
     runs: dict[str, dict]
+
+
+@dataclass
+class Details:
+    """Items shown on demand: a ``<details>`` element whose ``<summary>`` is ``summary`` (inline
+    Markdown), closed unless ``open``; ``items`` are rendered like a section's."""
+
+    summary: str
+    items: list[Any] = field(default_factory=list)
+    open: bool = False
 
 
 @dataclass
@@ -123,9 +155,19 @@ def _png_uri(data: bytes) -> str:
     return "data:image/png;base64," + base64.b64encode(data).decode("ascii")
 
 
+def _png_size(path: Path) -> tuple[int, int] | None:
+    """Width and height from a PNG's header (its IHDR chunk), or None if it is not a PNG."""
+    with open(path, "rb") as f:
+        head = f.read(24)
+    if not head.startswith(PNG_MAGIC) or head[12:16] != b"IHDR":
+        return None
+    return struct.unpack(">II", head[16:24])
+
+
 def _find_png(src: str, base: Path | None) -> Path | None:
     """The PNG file an image link names (relative to ``base``), or None if there is none."""
-    path = Path(src) if base is None else (Path(base) / src).resolve()
+    path = Path(unquote(src))
+    path = path if base is None else (Path(base) / path).resolve()
     return path if path.suffix.lower() == ".png" and path.is_file() else None
 
 
@@ -133,15 +175,30 @@ def _not_found(src: str) -> str:
     return f"(figure not found: <code>{html.escape(src)}</code>)"
 
 
+def _img_tag(img: Image, alt: str, link_from: Path | None) -> str:
+    """``<img>`` of ``img``: linked by its path relative to ``link_from`` (a PNG file on a page written
+    with ``link_from``), else embedded as a data URI."""
+    alt = html.escape(alt, quote=True)
+    if link_from is None or not img.is_file:
+        return f'<img alt="{alt}" src="{_png_uri(img.png_bytes())}">'
+    path = Path(img.source).resolve()
+    size = _png_size(path)
+    if size is None:
+        raise ValueError(f"not a PNG image: {path}")
+    rel = quote(Path(os.path.relpath(path, Path(link_from).resolve())).as_posix())
+    # width/height reserve the space before a lazily loaded image arrives (no jumping page)
+    return f'<img alt="{alt}" src="{rel}" width="{size[0]}" height="{size[1]}" loading="lazy">'
+
+
 def _render_image(self, tokens: list[Token], idx: int, options: Any, env: dict) -> str:
-    """An image inside text: embedded (data URI) when the PNG exists, else a note."""
+    """An image inside text: embedded or linked when the PNG exists, else a note."""
     token = tokens[idx]
     src = str(token.attrGet("src") or "")
     path = _find_png(src, env.get("base"))
     if path is None:
         return _not_found(src)
-    alt = html.escape(self.renderInlineAsText(token.children, options, env), quote=True)
-    return f'<img alt="{alt}" src="{_png_uri(Image(path).png_bytes())}">'
+    alt = self.renderInlineAsText(token.children, options, env)
+    return _img_tag(Image(path), alt, env.get("link_from"))
 
 
 def _render_table_open(self, tokens: list[Token], idx: int, options: Any, env: dict) -> str:
@@ -166,7 +223,7 @@ def _inline(text: str) -> str:
     return _MD.renderInline(text)
 
 
-def _adjust(tokens: list[Token], base: Path | None) -> list[Token]:
+def _adjust(tokens: list[Token], base: Path | None, link_from: Path | None) -> list[Token]:
     """Headings two levels down (the page has the ``<h1>``, sections ``<h2>``), table cells left-aligned
     (text), and an image alone in its paragraph as a figure with its caption."""
     out: list[Token] = []
@@ -185,7 +242,9 @@ def _adjust(tokens: list[Token], base: Path | None) -> list[Token]:
                 caption = kids[0].content
                 block = Token("html_block", "", 0)
                 block.content = (
-                    image_html(Image(path, caption)) if path is not None else f"<p>{_not_found(src)}</p>"
+                    image_html(Image(path, caption), link_from)
+                    if path is not None
+                    else f"<p>{_not_found(src)}</p>"
                 ) + "\n"
                 out.append(block)
                 i += 3
@@ -195,7 +254,7 @@ def _adjust(tokens: list[Token], base: Path | None) -> list[Token]:
     return out
 
 
-def markdown_html(text: str, base: Path | None = None) -> str:
+def markdown_html(text: str, base: Path | None = None, link_from: Path | None = None) -> str:
     """Render Markdown as HTML (CommonMark and pipe tables, see the module docstring).
 
     Parameters
@@ -203,16 +262,29 @@ def markdown_html(text: str, base: Path | None = None) -> str:
     text : str
         Markdown, e.g. a section of ``REPORT.md``.
     base : Path or None
-        Directory that image links are relative to (the report's); their PNGs are embedded.
+        Directory that image links are relative to (the report's).
+    link_from : Path or None
+        Directory of the page: the PNGs are linked relative to it; None: embedded.
 
     Returns
     -------
     str
         HTML, deterministic for a given text and images.
     """
-    env: dict[str, Any] = {"base": base}
-    tokens = _adjust(_MD.parse(text, env), base)
+    env: dict[str, Any] = {"base": base, "link_from": link_from}
+    tokens = _adjust(_MD.parse(text, env), base, link_from)
     return _MD.renderer.render(tokens, _MD.options, env).rstrip("\n")
+
+
+def markdown_images(text: str) -> list[str]:
+    """The link of every image (``![caption](link)``) of a Markdown text, in order, as the parser reads
+    them (not inside code)."""
+    out = []
+    for tok in _MD.parse(text):
+        for child in tok.children or []:
+            if child.type == "image":
+                out.append(str(child.attrGet("src") or ""))
+    return out
 
 
 def markdown_sections(text: str) -> list[Section]:
@@ -233,11 +305,11 @@ def markdown_sections(text: str) -> list[Section]:
     return sections
 
 
-def image_html(img: Image) -> str:
-    """An embedded PNG (base64 data URI) with its caption."""
-    alt = html.escape(img.caption or "figure", quote=True)
+def image_html(img: Image, link_from: Path | None = None) -> str:
+    """A figure with its caption: the PNG linked relative to ``link_from`` if it is a file and
+    ``link_from`` is given, else embedded (base64 data URI)."""
     cap = f"<figcaption>{_inline(img.caption)}</figcaption>" if img.caption else ""
-    return f'<figure><img alt="{alt}" src="{_png_uri(img.png_bytes())}">{cap}</figure>'
+    return f"<figure>{_img_tag(img, img.caption or 'figure', link_from)}{cap}</figure>"
 
 
 def provenance_html(prov: Provenance) -> str:
@@ -268,10 +340,35 @@ def _anchor(title: str, i: int) -> str:
     return f"s{i}-" + re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
 
 
+def _items_html(items: list[Any], where: str, base: Path | None, link_from: Path | None) -> list[str]:
+    """The HTML of a section's (or a :class:`Details`'s) items, by type (see the module docstring)."""
+    parts = []
+    for item in items:
+        if isinstance(item, pd.DataFrame):
+            parts.append(table_html(item))
+        elif isinstance(item, Image):
+            parts.append(image_html(item, link_from))
+        elif isinstance(item, Details):
+            inner = "\n".join(_items_html(item.items, where, base, link_from))
+            tag = "<details open>" if item.open else "<details>"
+            parts.append(f"{tag}<summary>{_inline(item.summary)}</summary>\n{inner}\n</details>")
+        elif isinstance(item, Provenance):
+            parts.append(provenance_html(item))
+        elif isinstance(item, str):
+            parts.append(markdown_html(item, base, link_from))
+        else:
+            raise TypeError(f"cannot render a {type(item).__name__} in section {where!r}")
+    return parts
+
+
 def write_html(
-    path: Path | str, sections: list[Section], title: str = "fsbench report", base: Path | None = None
+    path: Path | str,
+    sections: list[Section],
+    title: str = "fsbench report",
+    base: Path | None = None,
+    link_from: Path | None = None,
 ) -> Path:
-    """Write one self-contained HTML file.
+    """Write one HTML page.
 
     Parameters
     ----------
@@ -283,11 +380,19 @@ def write_html(
         Page title and ``<h1>``.
     base : Path or None
         Directory that image links in Markdown items are relative to.
+    link_from : Path or None
+        The page's directory (``path.parent``): PNG files are linked relative to it instead of embedded
+        (see the module docstring); None: every image embedded, one self-contained file.
 
     Returns
     -------
     Path
         ``path``.
+
+    Raises
+    ------
+    ValueError
+        If a linked image does not resolve to a file from the written page.
     """
     body = []
     toc = []
@@ -296,17 +401,7 @@ def write_html(
         # titles are Markdown headings of the report: inline code etc. rendered
         toc.append(f'<li><a href="#{anchor}">{_inline(sec.title)}</a></li>')
         parts = [f'<h2 id="{anchor}">{_inline(sec.title)}</h2>']
-        for item in sec.items:
-            if isinstance(item, pd.DataFrame):
-                parts.append(table_html(item))
-            elif isinstance(item, Image):
-                parts.append(image_html(item))
-            elif isinstance(item, Provenance):
-                parts.append(provenance_html(item))
-            elif isinstance(item, str):
-                parts.append(markdown_html(item, base))
-            else:
-                raise TypeError(f"cannot render a {type(item).__name__} in section {sec.title!r}")
+        parts += _items_html(sec.items, sec.title, base, link_from)
         body.append("<section>\n" + "\n".join(parts) + "\n</section>")
     page = (
         "<!DOCTYPE html>\n"
@@ -319,4 +414,55 @@ def write_html(
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(page, encoding="utf-8")
+    missing = unresolved_images(path)
+    if missing:
+        raise ValueError(f"{path}: {len(missing)} image(s) do not resolve to a file, e.g. {missing[0]}")
     return path
+
+
+class _ImageSources(HTMLParser):
+    """The ``src`` of every ``<img>`` of a page."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sources: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "img":
+            self.sources.append(dict(attrs).get("src") or "")
+
+
+def image_sources(page: Path | str) -> list[str]:
+    """The ``src`` of every ``<img>`` of the HTML file ``page``, in page order."""
+    parser = _ImageSources()
+    parser.feed(Path(page).read_text(encoding="utf-8"))
+    return parser.sources
+
+
+def unresolved_images(page: Path | str) -> list[str]:
+    """The ``<img>`` references of the HTML file ``page`` that show nothing: a link that is not an
+    existing file relative to the page, or a data URI that is not a PNG.
+
+    Parameters
+    ----------
+    page : Path or str
+        A written page.
+
+    Returns
+    -------
+    list of str
+        The failing ``src`` values (a data URI shortened to its first 40 characters); empty if every
+        image resolves.
+    """
+    page = Path(page)
+    bad = []
+    for src in image_sources(page):
+        if src.startswith("data:"):
+            ok = src.startswith("data:image/png;base64,") and base64.b64decode(
+                src.split(",", 1)[1][:16]
+            ).startswith(PNG_MAGIC)
+            if not ok:
+                bad.append(src[:40])
+        elif "://" in src or src.startswith("/") or not (page.parent / unquote(src)).is_file():
+            bad.append(src)
+    return bad

@@ -98,6 +98,7 @@ def test_inputs_and_derived_files(tree):
     (root / "sweep_n" / "tasks" / "abc.json").write_text("{}")
     (root / "sweep_n" / "plots").mkdir()
     (root / "sweep_n" / "plots" / "old.png").write_bytes(b"x")
+    (root / "REPORT.html").write_text("<html></html>")  # on demand, not committed: not checked
     assert is_input(root / "sweep_n" / "results.csv", root)
     assert not is_input(root / "REPORT_notes.md", root)  # notes live in configs/<paper>/notes.md
     assert is_input(root / "sweep_n" / "tasks" / "abc.json", root)
@@ -119,8 +120,9 @@ def test_build_twice_gives_the_same_bytes_without_dates_or_versions(tree, tmp_pa
     assert [k for k in files_a if files_a[k] != files_b[k]] == []
     assert "not_a_paper" not in {Path(k).parts[0] for k in files_a}
     assert "mini/sweep_s/plots/error_vs_S_gone.png" not in files_a
+    (results / "mini" / "REPORT.html").write_text("<html>stale</html>")  # on demand: deleted too
     build(results, configs)  # in place
-    assert not stale.exists()
+    assert not stale.exists() and not (results / "mini" / "REPORT.html").exists()
     assert _files(results / "mini") == {k[len("mini/") :]: v for k, v in files_a.items()}
 
     names = set(files_a)

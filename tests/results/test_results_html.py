@@ -6,6 +6,7 @@ import base64
 import io
 import re
 from html.parser import HTMLParser
+from pathlib import Path
 
 import matplotlib
 
@@ -18,13 +19,18 @@ import pytest  # noqa: E402
 
 from fsbench.results.html import (  # noqa: E402
     PNG_MAGIC,
+    Details,
     Image,
     Provenance,
     Section,
+    image_sources,
     markdown_html,
+    markdown_images,
     markdown_sections,
+    unresolved_images,
     write_html,
 )
+from fsbench.results.report_html import other_figures  # noqa: E402
 
 
 class _Collect(HTMLParser):
@@ -192,3 +198,90 @@ def test_the_page_is_a_function_of_its_content(tmp_path):
     a = write_html(tmp_path / "a.html", sections, title="t").read_bytes()
     b = write_html(tmp_path / "b.html", sections, title="t").read_bytes()
     assert a == b
+
+
+def _png(path, size=(2, 1)):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig, ax = plt.subplots(figsize=size)
+    ax.plot([0, 1], [0, 1])
+    fig.savefig(path, dpi=50)
+    plt.close(fig)
+    return path
+
+
+def test_linked_pages_reference_png_files_beside_them_and_embed_only_drawn_figures(tmp_path):
+    png = _png(tmp_path / "exp a" / "plots" / "curve.png")
+    fig, ax = plt.subplots(figsize=(1, 1))
+    md = "![the curve](<exp a/plots/curve.png>)\n\nText ![inline](exp%20a/plots/curve.png).\n"
+    page = write_html(
+        tmp_path / "REPORT.html",
+        [Section("S", [md, Image(png, "as an item"), Image(fig, "drawn")])],
+        base=tmp_path,
+        link_from=tmp_path,
+    )
+    plt.close(fig)
+    p = _Collect()
+    p.feed(page.read_text(encoding="utf-8"))
+    assert p.imgs[:3] == ["exp%20a/plots/curve.png"] * 3  # linked relative to the page, URL-quoted
+    assert p.imgs[3].startswith("data:image/png;base64,")  # a figure drawn for the page is embedded
+    text = page.read_text(encoding="utf-8")
+    assert text.count('width="100" height="50" loading="lazy"') == 3  # size from the PNG header
+    assert unresolved_images(page) == []
+    # a page written elsewhere links back to the same file
+    other = write_html(
+        tmp_path / "out" / "x.html", [Section("S", [md])], base=tmp_path, link_from=tmp_path / "out"
+    )
+    assert image_sources(other) == ["../exp%20a/plots/curve.png"] * 2
+    assert unresolved_images(other) == []
+
+
+def test_unresolved_images_names_missing_files_foreign_and_broken_sources(tmp_path):
+    _png(tmp_path / "ok.png")
+    good = "data:image/png;base64," + base64.b64encode(PNG_MAGIC + b"rest").decode()
+    bad = "data:image/png;base64," + base64.b64encode(b"GIF89a not a png").decode()
+    page = tmp_path / "p.html"
+    page.write_text(
+        f'<p><img src="ok.png"><img src="gone.png"><img src="{good}"><img src="{bad}">'
+        '<img src="https://example.org/x.png"><img src="/etc/x.png"></p>'
+    )
+    assert unresolved_images(page) == ["gone.png", bad[:40], "https://example.org/x.png", "/etc/x.png"]
+
+
+def test_details_render_closed_or_open_with_their_items(tmp_path):
+    png = _png(tmp_path / "a.png")
+    out = write_html(
+        tmp_path / "d.html",
+        [
+            Section(
+                "S",
+                [
+                    Details("`plots/` — 1 figure", [Image(png, "`a.png`")]),
+                    Details("open one", ["- x"], open=True),
+                ],
+            )
+        ],
+        link_from=tmp_path,
+    ).read_text(encoding="utf-8")
+    assert "<details><summary><code>plots/</code> — 1 figure</summary>" in out
+    assert (
+        '<figure><img alt="`a.png`" src="a.png"' in out
+        and "<figcaption><code>a.png</code></figcaption>" in out
+    )
+    assert "<details open><summary>open one</summary>\n<ul>\n<li>x</li>" in out
+
+
+def test_markdown_images_lists_image_links_not_code():
+    md = "![a](x/a.png)\n\n`![no](code.png)`\n\n    ![no](indented.png)\n\n- item ![b](b.png)\n"
+    assert markdown_images(md) == ["x/a.png", "b.png"]
+
+
+def test_other_figures_are_every_png_the_report_does_not_show(tmp_path):
+    for rel in ("shown.png", "plots/bcr_vs_k.png", "exp/plots/e1.png", "exp/plots/e2.png"):
+        _png(tmp_path / rel)
+    (tmp_path / "REPORT.md").write_text("# R\n\n![shown](shown.png)\n")
+    groups = other_figures(tmp_path / "REPORT.md", tmp_path)
+    assert [(g.summary, g.open) for g in groups] == [
+        ("`exp/plots/` — 2 figures", False),  # an experiment's: on demand
+        ("`plots/` — 1 figure", True),  # the paper's own figures: open
+    ]
+    assert [Path(i.source).name for g in groups for i in g.items] == ["e1.png", "e2.png", "bcr_vs_k.png"]

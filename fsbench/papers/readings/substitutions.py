@@ -163,5 +163,5 @@ class SubstitutionMarks:
         lines = [""]
         for s in subs:
             k = self.used.index(s) + 1 if s in self.used else 0
-            lines.append(f"†{k} **Substitution** ({s.scope()}, {s.source}): {_first_sentence(s.text, 400)}  ")
+            lines.append(f"†{k} **Substitution** ({s.scope()}, {s.source}): {_first_sentence(s.text)}  ")
         return lines
