@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from functools import wraps
+from functools import partial, wraps
 from pathlib import Path
 from typing import Annotated
 
@@ -326,12 +326,15 @@ def plot(
         ),
     ] = None,
 ) -> None:
-    """Error-vs-S and error-vs-n_train curves (test error in %), CPU-time tables (PNG, PDF, MD, CSV)."""
+    """Error-vs-S and error-vs-n_train curves (test error in %), CPU time vs n or D (log-log, fitted
+    exponent), CPU-time tables (PNG, PDF, MD, CSV); progress on stderr."""
     from fsbench.plots import PlotError, parse_selectors, plot_results
 
     wanted = parse_selectors([*(selector or []), *([selectors] if selectors else [])])
     try:
-        written = plot_results(results_dirs, out, selectors=wanted, bands=bands)
+        # one line per result directory on stderr: the whole results tree takes a while
+        progress = partial(typer.echo, err=True)
+        written = plot_results(results_dirs, out, selectors=wanted, bands=bands, progress=progress)
     except PlotError as exc:
         _fail(str(exc))
     if not written:
