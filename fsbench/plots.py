@@ -44,8 +44,10 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.image import imsave  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter  # noqa: E402
+from matplotlib.transforms import Bbox  # noqa: E402
 from scipy import stats  # noqa: E402
 
 from fsbench.results.loading import (  # noqa: E402
@@ -70,10 +72,31 @@ LOG_X_RATIO = 50
 #: Legend entries per column before the legend gets a second column.
 LEGEND_ROWS = 14
 YLABEL = "test error (%)"
-#: Resolution of the PNGs (the PDFs are vector): 100 dpi keeps the 6 × 4 in figures sharp on screen.
+#: Resolution of the PNGs (the PDFs are vector): 100 dpi keeps the figures sharp on screen.
 DPI = 100
+#: The axes of every figure in inches (left, bottom, width, height) and the canvas around them: room
+#: for tick labels and title, and right of the axes for a two-column legend; the saved files are cropped.
+AXES_INCHES = (1.1, 0.6, 4.65, 3.1)
+CANVAS_INCHES = (13.0, 4.2)
+#: White margin around the drawn content of a saved figure.
+PAD_INCHES = 0.1
 #: Marker of a transformer's own output dimension.
 OWN_MARKER = "*"
+#: The columns of results.csv the figures read.
+FIGURE_COLUMNS = [
+    "experiment",
+    "dataset",
+    "kernel",
+    "selector",
+    "selector_name",
+    "n_train",
+    "n_features",
+    "repeat",
+    "error",
+    "fit_cpu_s",
+    "status",
+    "task_id",
+]
 #: Fewest distinct n_train (or D) values for a CPU-time figure: two points always lie on a line.
 CPU_MIN_POINTS = 3
 
@@ -192,25 +215,44 @@ def selector_styles(df: pd.DataFrame) -> dict[str, dict]:
     return styles
 
 
-def _save(fig: Figure, stem: Path, dpi: int = DPI) -> list[Path]:
-    """Save ``stem.png`` and ``stem.pdf`` cropped to the drawn content (the legend outside the axes
-    included) and close the figure.
+def _new_figure() -> tuple[Figure, Axes]:
+    """A figure with one axes of fixed size in inches (:data:`AXES_INCHES`) and room right of it for the
+    legend: everything is drawn inside the canvas, so :func:`_save` crops the rendered pixels instead of
+    laying the figure out once more to measure it."""
+    left, bottom, w, h = AXES_INCHES
+    W, H = CANVAS_INCHES
+    fig = plt.figure(figsize=(W, H), dpi=DPI)
+    ax = fig.add_axes((left / W, bottom / H, w / W, h / H))
+    return fig, ax
 
-    The crop box is measured once and given to both formats: ``bbox_inches="tight"`` would lay the figure
-    out again for every format (a quarter of the time of ``fsbench plot`` on the committed tree).
+
+def _save(fig: Figure, stem: Path) -> list[Path]:
+    """Save ``stem.png`` and ``stem.pdf`` cropped to the drawn content (the legend outside the axes
+    included), with a margin of :data:`PAD_INCHES`, and close the figure.
+
+    The figure is rendered once (Agg) and the crop box read from its pixels; the PNG is that crop and the
+    PDF is drawn with the same box. ``bbox_inches="tight"`` would lay every figure out once more per format
+    to measure it (a third of the time of ``fsbench plot`` on the committed tree).
     """
     stem.parent.mkdir(parents=True, exist_ok=True)
     try:
-        fig.draw_without_rendering()
-        box = fig.get_tightbbox().padded(0.1)  # inches; 0.1 = matplotlib's default pad_inches
-        out = []
-        for ext in ("png", "pdf"):
-            path = stem.with_suffix(f".{ext}")
-            fig.savefig(path, dpi=dpi, bbox_inches=box, metadata=figure_metadata(path))
-            out.append(path)
+        fig.canvas.draw()
+        rgba = np.asarray(fig.canvas.buffer_rgba())
+        ink = (rgba[..., :3] < 255).any(axis=2) & (rgba[..., 3] > 0)
+        rows, cols = np.flatnonzero(ink.any(axis=1)), np.flatnonzero(ink.any(axis=0))
+        height, width = ink.shape
+        pad = round(PAD_INCHES * fig.dpi)
+        y0, y1 = max(rows[0] - pad, 0), min(rows[-1] + 1 + pad, height)
+        x0, x1 = max(cols[0] - pad, 0), min(cols[-1] + 1 + pad, width)
+        png = stem.with_suffix(".png")
+        imsave(png, rgba[y0:y1, x0:x1], dpi=fig.dpi, metadata=figure_metadata(png))
+        pdf = stem.with_suffix(".pdf")
+        # pixel rows count from the top, PDF inches from the bottom
+        box = Bbox.from_extents(x0 / fig.dpi, (height - y1) / fig.dpi, x1 / fig.dpi, (height - y0) / fig.dpi)
+        fig.savefig(pdf, bbox_inches=box, metadata=figure_metadata(pdf))
     finally:
         plt.close(fig)
-    return out
+    return [png, pdf]
 
 
 def _selector_names(df: pd.DataFrame) -> dict[str, str]:
@@ -418,14 +460,14 @@ def _curve(ax: Axes, d: pd.DataFrame, x: str, label: str, st: dict, show: bool, 
 
 def _own_marker(ax: Axes, d: pd.DataFrame, st: dict) -> None:
     """A transformer's own output dimension: the mean over its fits of (dimension, error), ± sd bars."""
-    dims = d["n_features"].astype(float)
-    err = d["error"].astype(float)
-    sd = lambda v: float(v.std()) if len(v) > 1 else 0.0  # noqa: E731
+    dims = d["n_features"].to_numpy(dtype=float)
+    err = d["error"].to_numpy(dtype=float)
+    sd = [float(v.std(ddof=1)) if len(v) > 1 else 0.0 for v in (dims, err)]
     ax.errorbar(
-        [dims.mean()],
-        [err.mean()],
-        xerr=[sd(dims)],
-        yerr=[sd(err)],
+        [float(dims.mean())],
+        [float(err.mean())],
+        xerr=[sd[0]],
+        yerr=[sd[1]],
         color=st["color"],
         marker=OWN_MARKER,
         markersize=11,
@@ -469,7 +511,7 @@ def figure_error_vs_S(
     styles = styles or selector_styles(df)
     sels = list(df["selector"].drop_duplicates())
     show = _use_bands(bands, len(sels))
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig, ax = _new_figure()
     ranked = df[df["selector_name"] != BASELINE]
     xs_all = ranked.loc[ranked["on_grid"], "n_features"]
     own_x = ranked.loc[ranked["own_dim"]].groupby("selector")["n_features"].mean()
@@ -520,7 +562,7 @@ def figure_error_vs_n(
     styles = styles or selector_styles(df)
     sels = list(df["selector"].drop_duplicates())
     show = _use_bands(bands, len(sels))
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig, ax = _new_figure()
     partial = False
     for sel in sels:
         d = df[df["selector"] == sel]
@@ -576,7 +618,8 @@ def experiment_figures(
     ------
     (str, Figure)
     """
-    ok = df[df["status"] == "ok"]
+    # only the columns drawn: every row filter below would otherwise copy params, messages, subsets
+    ok = df.loc[df["status"] == "ok", [c for c in FIGURE_COLUMNS if c in df.columns]]
     if ok.empty:
         return
     styles = styles or selector_styles(ok)
@@ -652,7 +695,7 @@ def figure_cpu_vs(
     sym = "n" if x == "n_train" else x
     xs = sorted(tasks[x].unique())
     x0 = _fit_from(xs)
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig, ax = _new_figure()
     for sel, d in tasks.groupby("selector", sort=False):
         med = d.groupby(x)["fit_cpu_s"].median().sort_index()
         med = med[med > 0]  # process_time can read 0 s for the fastest fits: no place on a log axis
