@@ -325,6 +325,10 @@ def plot(
             show_default=False,
         ),
     ] = None,
+    jobs: Annotated[
+        int,
+        typer.Option("--jobs", "-j", min=1, help="Worker processes drawing result directories in parallel."),
+    ] = 1,
 ) -> None:
     """Error-vs-S and error-vs-n_train curves (test error in %), CPU time vs n or D (log-log, fitted
     exponent), CPU-time tables (PNG, PDF, MD, CSV); progress on stderr."""
@@ -334,7 +338,7 @@ def plot(
     try:
         # one line per result directory on stderr: the whole results tree takes a while
         progress = partial(typer.echo, err=True)
-        written = plot_results(results_dirs, out, selectors=wanted, bands=bands, progress=progress)
+        written = plot_results(results_dirs, out, selectors=wanted, bands=bands, progress=progress, jobs=jobs)
     except PlotError as exc:
         _fail(str(exc))
     if not written:

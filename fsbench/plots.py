@@ -42,6 +42,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from joblib import Parallel, delayed  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.image import imsave  # noqa: E402
@@ -424,14 +425,25 @@ def _marked(df: pd.DataFrame) -> pd.DataFrame:
     return df if {"on_grid", "own_dim"} <= set(df.columns) else mark_dimensions(df)
 
 
-def _curve(ax: Axes, d: pd.DataFrame, x: str, label: str, st: dict, show: bool, alpha: float) -> bool:
-    """One selector's mean curve over ``x`` from its rows ``d`` (error in %), each point over the fits that
-    reached it; points that fewer than all of the selector's fits there reached (column ``fits`` of
-    :func:`mark_dimensions`) are hollow and the label says how many. Returns whether any point is."""
-    s = summarize(d, [x]).sort_values(x)
-    # fits of the selector at each x: those of its whole setting where known, else those drawn here
-    fits = d.groupby(x)["fits"].max() if "fits" in d.columns else d.groupby(x)["task_id"].nunique()
-    total = s[x].map(fits).to_numpy()
+def _summaries(d: pd.DataFrame, x: str) -> dict[str, pd.DataFrame]:
+    """Per selector: mean, std, count and CI of the error at each ``x`` (:func:`summarize`) and ``fits``,
+    the selector's fits there (column ``fits`` of :func:`mark_dimensions` where present, else the tasks
+    in ``d``). One grouping for the whole figure: per-selector groupings cost more than the drawing."""
+    key = ["selector", x]
+    s = summarize(d, key)
+    if "fits" in d.columns:
+        fits = d.groupby(key, sort=False)["fits"].max()
+    else:
+        fits = d.groupby(key, sort=False)["task_id"].nunique()
+    s = s.merge(fits.rename("fits").reset_index(), on=key)
+    return {str(sel): g.sort_values(x) for sel, g in s.groupby("selector", sort=False)}
+
+
+def _curve(ax: Axes, s: pd.DataFrame, x: str, label: str, st: dict, show: bool, alpha: float) -> bool:
+    """One selector's mean curve over ``x`` from its summary ``s`` (:func:`_summaries`, error in %), each
+    point over the fits that reached it; points that fewer than all of the selector's fits there reached
+    are hollow and the label says how many. Returns whether any point is."""
+    total = s["fits"].to_numpy()
     part = s[s["n"].to_numpy() < total]
     if len(part):
         lo, hi = int(s["n"].min()), int(s["n"].max())
@@ -440,11 +452,11 @@ def _curve(ax: Axes, d: pd.DataFrame, x: str, label: str, st: dict, show: bool, 
             if len(set(total)) == 1
             else " (some: fewer repeats)"
         )
-    ax.plot(s[x], s["mean"], label=label, **st)
+    ax.plot(s[x].to_numpy(), s["mean"].to_numpy(), label=label, **st)
     if len(part):
         ax.plot(
-            part[x],
-            part["mean"],
+            part[x].to_numpy(),
+            part["mean"].to_numpy(),
             linestyle="none",
             marker=st.get("marker", "o"),
             markersize=st.get("markersize", 4) + 1,
@@ -454,7 +466,7 @@ def _curve(ax: Axes, d: pd.DataFrame, x: str, label: str, st: dict, show: bool, 
             zorder=4,
         )
     if show:
-        _band(ax, s[x], s, st["color"], alpha)
+        _band(ax, s[x].to_numpy(), s, st["color"], alpha)
     return len(part) > 0
 
 
@@ -509,36 +521,34 @@ def figure_error_vs_S(
     df = _percent(_marked(df))
     names = _selector_names(df)
     styles = styles or selector_styles(df)
-    sels = list(df["selector"].drop_duplicates())
+    sels = [str(x) for x in df["selector"].drop_duplicates()]
     show = _use_bands(bands, len(sels))
     fig, ax = _new_figure()
-    ranked = df[df["selector_name"] != BASELINE]
-    xs_all = ranked.loc[ranked["on_grid"], "n_features"]
-    own_x = ranked.loc[ranked["own_dim"]].groupby("selector")["n_features"].mean()
-    span = pd.concat([xs_all.astype(float), own_x.astype(float)])
-    partial = own = False
+    base = df["selector_name"] == BASELINE
+    curves = _summaries(df[df["on_grid"] & ~base], "n_features")
+    own_rows = df[df["own_dim"]]
+    own = {str(k): g for k, g in own_rows.groupby("selector", sort=False)}
+    span = [float(v) for c in curves.values() for v in c["n_features"]]
+    span += [float(g["n_features"].mean()) for g in own.values()]
+    partial = False
     for sel in sels:
-        d = df[df["selector"] == sel]
         st = styles[sel]
         if names.get(sel) == BASELINE:
-            s = summarize(d, ["n_features"])
+            s = summarize(df[df["selector"] == sel], ["n_features"])
             m, ci = float(s["mean"].iloc[0]), float(s["ci95"].iloc[0])
             # the baseline exists only at S = D: drawn across the S range as the papers do
-            xs = [span.min(), span.max()] if len(span) else [float(s["n_features"].iloc[0])] * 2
+            xs = [min(span), max(span)] if span else [float(s["n_features"].iloc[0])] * 2
             ax.plot(xs, [m, m], label=sel, **st)
             if show:
                 ax.fill_between(xs, max(m - ci, 0), min(m + ci, 100), color="black", alpha=0.08, linewidth=0)
             continue
-        grid = d[d["on_grid"]]
-        if len(grid):
-            partial |= _curve(ax, grid, "n_features", sel, st, show, 0.15)
-        mine = d[d["own_dim"]]
-        if len(mine):
-            if not len(grid):  # the marker alone: the selector still needs its legend entry
+        if sel in curves:
+            partial |= _curve(ax, curves[sel], "n_features", sel, st, show, 0.15)
+        if sel in own:
+            if sel not in curves:  # the marker alone: the selector still needs its legend entry
                 ax.plot([], [], label=sel, **st)
-            _own_marker(ax, mine, st)
-            own = True
-    _finish(ax, "number of selected features S", title, show, partial, own)
+            _own_marker(ax, own[sel], st)
+    _finish(ax, "number of selected features S", title, show, partial, bool(own))
     return fig
 
 
@@ -560,18 +570,18 @@ def figure_error_vs_n(
     df = _percent(df)
     names = _selector_names(df)
     styles = styles or selector_styles(df)
-    sels = list(df["selector"].drop_duplicates())
+    sels = [str(x) for x in df["selector"].drop_duplicates()]
     show = _use_bands(bands, len(sels))
     fig, ax = _new_figure()
+    curves = _summaries(df, "n_train")
+    dims = df.groupby(["selector", "n_train"])["n_features"].mean() if own_dim else None
     partial = False
     for sel in sels:
-        d = df[df["selector"] == sel]
         label = sel
-        if own_dim and names.get(sel) != BASELINE:
-            dims = d.groupby("n_train")["n_features"].mean().sort_index()
-            a, b = dims.iloc[0], dims.iloc[-1]
+        if dims is not None and names.get(sel) != BASELINE:
+            a, b = dims.loc[sel].sort_index().iloc[[0, -1]]
             label = f"{sel} (dim. {a:.0f})" if round(a) == round(b) else f"{sel} (dim. {a:.0f}–{b:.0f})"
-        partial |= _curve(ax, d, "n_train", label, styles[sel], show, 0.12)
+        partial |= _curve(ax, curves[sel], "n_train", label, styles[sel], show, 0.12)
     _finish(ax, "number of training samples n", title, show, partial)
     return fig
 
@@ -794,6 +804,7 @@ def plot_results(
     selectors: list[str] | None = None,
     bands: bool | None = None,
     progress: Callable[[str], None] | None = None,
+    jobs: int = 1,
 ) -> list[Path]:
     """Write every figure and table for the results under ``paths``; return the files written.
 
@@ -808,8 +819,10 @@ def plot_results(
     bands : bool or None
         Confidence bands on, off, or ``None``: only in figures with at most :data:`BANDS_MAX` selectors.
     progress : callable or None
-        Called with one line per result directory once it is drawn, e.g.
-        ``"[3/41] ramona2012/fig1a_weston_linear ... 12 figures"``.
+        Called with one line per result directory once it is drawn, in the order of the directories,
+        e.g. ``"[3/41] ramona2012/fig1a_weston_linear ... 12 figures"``.
+    jobs : int
+        Worker processes (joblib) drawing result directories in parallel; 1: in this process.
 
     Returns
     -------
@@ -824,25 +837,40 @@ def plot_results(
     dirs = [d for d in find_result_dirs(paths) if not is_diagnostic(d)]
     tables = [(d, read_results(d)) for d in dirs]
     check_selectors([df for _, df in tables], selectors)
-    written: list[Path] = []
-    for i, (d, df) in enumerate(tables, 1):
+    work = []
+    for d, df in tables:
+        # only the columns drawn and tabulated: lighter filters here, lighter frames to the workers
         df = select_selectors(df, selectors)
-        n_figures = 0
-        if not df.empty:
-            target = Path(out) / d.name if out is not None else d / "plots"
-            rankings = read_rankings(d / "rankings.csv") if (d / "rankings.csv").is_file() else None
-            # styles from the selected rows: a few chosen selectors get the most distinct first colours;
-            # figures come one at a time and each is closed once saved
-            for stem, fig in experiment_figures(
-                df, bands, transformers=transformer_labels(rankings), dims=dataset_dims(rankings)
-            ):
-                written += _save(fig, target / stem)
-                n_figures += 1
-            written += _cpu_tables(df, target)
+        df = df[[c for c in FIGURE_COLUMNS if c in df.columns]]
+        work.append((d, df, Path(out) / d.name if out is not None else d / "plots", bands))
+    if jobs > 1 and len(work) > 1:
+        drawn = Parallel(n_jobs=jobs, return_as="generator")(delayed(_draw_dir)(*w) for w in work)
+    else:
+        drawn = (_draw_dir(*w) for w in work)
+    written: list[Path] = []
+    for i, ((d, *_), (files, n_figures)) in enumerate(zip(work, drawn, strict=True), 1):
+        written += files
         if progress is not None:
             name = "/".join(d.resolve().parts[-2:])
-            progress(f"[{i}/{len(tables)}] {name} ... {n_figures} figure{'s' if n_figures != 1 else ''}")
+            progress(f"[{i}/{len(work)}] {name} ... {n_figures} figure{'s' if n_figures != 1 else ''}")
     return written
+
+
+def _draw_dir(d: Path, df: pd.DataFrame, target: Path, bands: bool | None) -> tuple[list[Path], int]:
+    """The figures and CPU-time tables of one result directory's (selected) rows: files, figure count."""
+    if df.empty:
+        return [], 0
+    rankings = read_rankings(d / "rankings.csv") if (d / "rankings.csv").is_file() else None
+    written: list[Path] = []
+    n_figures = 0
+    # styles from the selected rows: a few chosen selectors get the most distinct first colours;
+    # figures come one at a time and each is closed once saved
+    for stem, fig in experiment_figures(
+        df, bands, transformers=transformer_labels(rankings), dims=dataset_dims(rankings)
+    ):
+        written += _save(fig, target / stem)
+        n_figures += 1
+    return written + _cpu_tables(df, target), n_figures
 
 
 def _cpu_tables(df: pd.DataFrame, target: Path) -> list[Path]:

@@ -327,3 +327,22 @@ def test_progress_one_line_per_result_dir(tmp_path):
     res = cli("plot", tmp_path / "paper", "--out", tmp_path / "out2")
     assert res.exit_code == 0, res.stderr
     assert res.stderr.splitlines() == lines
+
+
+@pytest.mark.slow  # worker processes start and import matplotlib: > 10 s on 2 cores
+def test_parallel_workers_write_the_same_files_in_order(tmp_path):
+    for name in ("a", "b", "c"):
+        _write(tmp_path / "p", name, _rankers((50, 100), (2, 5)))
+    one: list[str] = []
+    two: list[str] = []
+    files1 = plot_results([tmp_path / "p"], tmp_path / "one", progress=one.append)
+    files2 = plot_results([tmp_path / "p"], tmp_path / "two", progress=two.append, jobs=2)
+    assert one == two and [line.split()[1] for line in two] == ["p/a", "p/b", "p/c"]
+    assert [f.relative_to(tmp_path / "one") for f in files1] == [
+        f.relative_to(tmp_path / "two") for f in files2
+    ]
+    for f in files1:
+        if f.suffix == ".png":  # the same pixels from a worker
+            np.testing.assert_array_equal(
+                imread(f), imread(tmp_path / "two" / f.relative_to(tmp_path / "one"))
+            )
