@@ -47,7 +47,7 @@ from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.image import imsave  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
-from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter  # noqa: E402
+from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullLocator  # noqa: E402
 from matplotlib.transforms import Bbox  # noqa: E402
 from scipy import stats  # noqa: E402
 
@@ -339,7 +339,8 @@ def _log_ticks(axis) -> None:
     """1-2-5 steps on a log axis (all integers from 1 up), as plain numbers, not 10^k."""
     axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
     axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:.0f}" if v >= 1 else f"{v:g}"))
-    axis.set_minor_formatter(NullFormatter())
+    # no minor ticks: between 1-2-5 majors they add nothing to read, and each one costs drawing time
+    axis.set_minor_locator(NullLocator())
 
 
 def _percent(df: pd.DataFrame) -> pd.DataFrame:
@@ -368,29 +369,6 @@ def transformer_labels(rankings: pd.DataFrame | None) -> set[str] | None:
     return {str(s) for s, ranked in has_order.items() if not ranked}
 
 
-def _mark_group(d: pd.DataFrame, transformers: set[str] | None) -> pd.DataFrame:
-    base = d["selector_name"] == BASELINE
-    task_max = d.groupby("task_id")["n_features"].transform("max")
-    is_max = (d["n_features"] == task_max) & ~base
-    is_tr = d["selector"].astype(str).isin(transformers) if transformers is not None else ~base
-    nb = ~base
-    # the requested S: every S that is not a task's largest (only the largest can be a transformer's own
-    # dimension), the largest S of rankers, and a largest S shared by every task (the top of the grid)
-    grid = set(d.loc[nb & ~is_max, "n_features"]) | set(d.loc[is_max & ~is_tr, "n_features"])
-    if task_max[nb].nunique() == 1:
-        grid |= set(task_max[nb])
-    on_grid = nb & d["n_features"].isin(grid)
-    own_rows = is_max & is_tr
-    # data-determined: the own dimension varies over the tasks, or lies off the grid (GDA's C - 1)
-    sel = d["selector"]
-    varies = task_max[own_rows].groupby(sel[own_rows]).transform("nunique") > 1
-    off = ~on_grid[own_rows]
-    data_sel = set(sel[own_rows][varies | off])
-    own = own_rows & sel.isin(data_sel)
-    fits = d.groupby("selector")["task_id"].transform("nunique")
-    return d.assign(on_grid=on_grid | base, own_dim=own, fits=fits)
-
-
 def mark_dimensions(df: pd.DataFrame, transformers: set[str] | None = None) -> pd.DataFrame:
     """Add ``on_grid`` (a requested S, joined into curves) and ``own_dim`` (a transformer's own,
     data-determined output dimension, drawn as a marker) to the ok rows of a results table.
@@ -415,10 +393,23 @@ def mark_dimensions(df: pd.DataFrame, transformers: set[str] | None = None) -> p
     """
     if df.empty:
         return df.assign(on_grid=pd.Series(dtype=bool), own_dim=pd.Series(dtype=bool), fits=0)
-    parts = [
-        _mark_group(d, transformers) for _, d in df.groupby(["dataset", "kernel", "n_train"], sort=False)
-    ]
-    return pd.concat(parts).loc[df.index]
+    setting = [df["dataset"], df["kernel"], df["n_train"]]
+    per_sel = [*setting, df["selector"]]
+    nb = df["selector_name"] != BASELINE
+    task_max = df.groupby("task_id")["n_features"].transform("max")
+    is_max = (df["n_features"] == task_max) & nb
+    is_tr = df["selector"].astype(str).isin(transformers) if transformers is not None else nb
+    # the requested S of a setting: every S that is not a task's largest (only the largest can be a
+    # transformer's own dimension), the largest S of rankers, and a largest S shared by every task
+    requested = (nb & (~is_max | ~is_tr)).groupby([*setting, df["n_features"]]).transform("any")
+    shared_top = task_max.where(nb).groupby(setting).transform("nunique") == 1
+    on_grid = nb & (requested | shared_top)
+    own_rows = is_max & is_tr
+    # data-determined: the own dimension varies over the tasks, or lies off the grid (GDA's C - 1)
+    varies = task_max.where(own_rows).groupby(per_sel).transform("nunique") > 1
+    determined = (own_rows & (varies | ~on_grid)).groupby(per_sel).transform("any")
+    fits = df["task_id"].groupby(per_sel).transform("nunique")
+    return df.assign(on_grid=on_grid | ~nb, own_dim=own_rows & determined, fits=fits)
 
 
 def _marked(df: pd.DataFrame) -> pd.DataFrame:
@@ -721,7 +712,8 @@ def figure_cpu_vs(
     ax.set_xlabel(xlabel)
     ax.set_ylabel("selection (fit) CPU time (s), median over repeats")
     ax.set_title(title, fontsize=9)
-    ax.grid(alpha=0.3, which="both")
+    ax.yaxis.set_minor_locator(NullLocator())  # decades only: the minor ticks cost most of the drawing
+    ax.grid(alpha=0.3)
     note = f"exponent: least-squares slope of\nlog CPU on log {sym} over {sym} ≥ {x0:g}"
     _legend(ax, note)
     return fig
@@ -780,10 +772,11 @@ def cpu_table(df: pd.DataFrame) -> pd.DataFrame:
     return s
 
 
-def cpu_table_wide(df: pd.DataFrame) -> pd.DataFrame:
+def cpu_table_wide(df: pd.DataFrame, table: pd.DataFrame | None = None) -> pd.DataFrame:
     """Ramona 2012 Tables VIII/IX layout: one row per selector, one column per (dataset, n_train), mean
-    selection CPU time normalised to the single fastest entry of the whole table."""
-    s = cpu_table(df)
+    selection CPU time normalised to the single fastest entry of the whole table (``table``: the
+    :func:`cpu_table` of ``df`` where already computed)."""
+    s = cpu_table(df) if table is None else table
     if s.empty:
         return s
     col = s["dataset"].astype(str) + " n=" + s["n_train"].astype(str)
@@ -888,7 +881,7 @@ def _cpu_tables(df: pd.DataFrame, target: Path) -> list[Path]:
         "per task; `normalised` = mean / fastest selector of the same dataset, kernel "
         "and n_train (as in Ramona 2012 Tables VIII–IX).\n\n" + to_markdown(table)
     )
-    wide = cpu_table_wide(df)
+    wide = cpu_table_wide(df, table)
     wide_path = target / "cpu_time_table.md"
     wide_path.write_text(
         f"# Selection CPU time, normalised to the fastest entry — {exp}\n\nMean selection CPU time "
