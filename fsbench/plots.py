@@ -645,7 +645,10 @@ def experiment_figures(
                 yield f"error_vs_n_{ds}_{kern}_S{S}", figure_error_vs_n(dS, title, bands, styles)
         own = pd.concat([db, d[d["own_dim"]]])
         if _curves(own, "n_train"):
-            title = f"{exp}: {ds}, {kern} kernel, each method at its own output dimension"
+            title = (
+                f"{exp}: {ds}, {kern} kernel, each method at its own output dimension, "
+                f"{own['repeat'].nunique()} repeats per n"
+            )
             yield (
                 f"error_vs_n_{ds}_{kern}_own_dim",
                 figure_error_vs_n(own, title, bands, styles, own_dim=True),
