@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from functools import wraps
+from functools import partial, wraps
 from pathlib import Path
 from typing import Annotated
 
@@ -389,13 +389,20 @@ def plot(
             show_default=False,
         ),
     ] = None,
+    jobs: Annotated[
+        int,
+        typer.Option("--jobs", "-j", min=1, help="Worker processes drawing result directories in parallel."),
+    ] = 1,
 ) -> None:
-    """Error-vs-S and error-vs-n_train curves (test error in %), CPU-time tables (PNG, PDF, MD, CSV)."""
+    """Error-vs-S and error-vs-n_train curves (test error in %), CPU time vs n or D (log-log, fitted
+    exponent), CPU-time tables (PNG, PDF, MD, CSV); progress on stderr."""
     from fsbench.plots import PlotError, parse_selectors, plot_results
 
     wanted = parse_selectors([*(selector or []), *([selectors] if selectors else [])])
     try:
-        written = plot_results(results_dirs, out, selectors=wanted, bands=bands)
+        # one line per result directory on stderr: the whole results tree takes a while
+        progress = partial(typer.echo, err=True)
+        written = plot_results(results_dirs, out, selectors=wanted, bands=bands, progress=progress, jobs=jobs)
     except PlotError as exc:
         _fail(str(exc))
     if not written:

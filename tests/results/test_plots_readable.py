@@ -111,10 +111,13 @@ def test_unknown_selector_refused():
 def test_figures_hold_only_the_chosen_selectors():
     df = select_selectors(_results(), ["SAS", "rfe", "all"])
     figs = dict(experiment_figures(df))
-    # S varies: one error-vs-S figure per n; n varies: one error-vs-n figure per S
+    # S varies: one error-vs-S figure per n; n varies: one error-vs-n figure per S, and CPU time vs n
     assert set(figs) == {f"error_vs_S_toy_rbf_n{n}" for n in (10, 20, 30)} | {
         f"error_vs_n_toy_rbf_S{s}" for s in (1, 2, 3)
-    }
+    } | {"cpu_vs_n_toy_rbf"}
+    cpu = figs.pop("cpu_vs_n_toy_rbf")
+    # the baseline selects nothing: no selection time
+    assert sorted(label.split(":")[0] for label in _line_labels(cpu)) == ["SAS", "rfe"]
     for fig in figs.values():
         assert sorted(_line_labels(fig)) == ["SAS", "all", "rfe"]
         assert sorted(t.get_text() for t in fig.axes[0].get_legend().get_texts()) == ["SAS", "all", "rfe"]
