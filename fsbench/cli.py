@@ -555,6 +555,14 @@ def compare(
     per_dataset: Annotated[
         bool, typer.Option("--per-dataset", help="Average over S first: one block per dataset setting.")
     ] = False,
+    fraction: Annotated[
+        float | None,
+        typer.Option(
+            "--fraction",
+            help="Only S = this fraction of each dataset's D (rounded as fraction_of_D in a config): one "
+            "block per dataset, so datasets of different D are compared at the same share of features.",
+        ),
+    ] = None,
 ) -> None:
     """Rank selectors across datasets: Friedman / Iman-Davenport, Nemenyi CD, Holm-corrected Wilcoxon."""
     from fsbench.results.compare import run_compare
@@ -562,7 +570,7 @@ def compare(
 
     try:
         text, written = run_compare(
-            results_dirs, metric, alpha, selector, include_all, keep_full, per_dataset, out
+            results_dirs, metric, alpha, selector, include_all, keep_full, per_dataset, out, fraction
         )
     except CompareError as exc:
         _fail(str(exc))
