@@ -528,6 +528,8 @@ def build(
     if out is None and has_block:
         changed = update_docs(docs, results_root)
         typer.echo(f"{docs}: status block {'updated' if changed else 'up to date'}")
+    if summary.not_run and not paper:
+        typer.echo(f"not run yet (no result table under {results_root}): {', '.join(summary.not_run)}")
     if summary.skipped and not paper:  # with --paper, the others are left out on purpose
         names = ", ".join(d.name for d in summary.skipped)
         typer.echo(f"not built (no folder of the same name in {configs}): {names}")

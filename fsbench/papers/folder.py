@@ -19,6 +19,11 @@ A paper is a folder (``configs/<paper>/``, or anywhere else) holding
       Markdown lines for the ``hooks`` place of the layout; it may write files (summaries, figures)
       under ``ctx.results_dir`` and link them relative to ``ctx.root``.
 
+A folder *without* ``paper_values.yaml`` (a benchmark, ``configs/benchmark/``; ``configs/scale/``) is not
+compared with a paper, but its ``notes.md`` and ``hooks.py`` are used the same way
+(:meth:`PaperFolder.plain`); having no values file, it may state its layout as the mapping ``REPORT`` (the
+``report`` mapping above) in its ``hooks.py``.
+
 Nothing in :mod:`fsbench` names a paper: ``fsbench report RESULTS --paper PAPER`` resolves ``PAPER`` to a
 folder (:func:`resolve_paper_dir`) and :func:`fsbench.report.write_report` reads the rest from it.
 """
@@ -113,6 +118,16 @@ class PaperFolder:
         path = resolve_paper_dir(paper)
         return cls(path, load_paper_values(path.name, path / PAPER_VALUES))
 
+    @classmethod
+    def plain(cls, path: str | Path) -> PaperFolder:
+        """A folder without paper values (not compared with a paper): its notes, hooks and layout only."""
+        return cls(Path(path), {})
+
+    @property
+    def compared(self) -> bool:
+        """Whether the folder has paper values to compare with (``paper_values.yaml``)."""
+        return (self.path / PAPER_VALUES).is_file()
+
     @property
     def name(self) -> str:
         """The paper's id: the folder name (as in "Paper vs ours: <name>")."""
@@ -120,8 +135,8 @@ class PaperFolder:
 
     @property
     def layout(self) -> dict[str, Any]:
-        """The ``report`` mapping of the values ({} where absent)."""
-        return self.values.get("report") or {}
+        """The ``report`` mapping of the values, else the hooks' ``REPORT`` mapping ({} where absent)."""
+        return self.values.get("report") or getattr(self.hooks, "REPORT", None) or {}
 
     @property
     def notes(self) -> str | None:

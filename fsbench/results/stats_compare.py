@@ -581,14 +581,16 @@ def build_blocks(
 
 
 def _at_fraction(d: pd.DataFrame, sets: list[ResultSet], fraction: float, notes: list[str]) -> pd.DataFrame:
-    """The rows of ``d`` at S = ``fraction_size(fraction, D)`` of their (source, dataset); notes what is lost."""
+    """The rows of ``d`` at S = ``fraction_size(fraction, D)`` of their (source, dataset); notes the rest."""
     if not 0 < fraction <= 1:
         raise CompareError(f"--fraction must be in (0, 1], got {fraction}")
     sizes = _full_set_sizes(sets)
     target = [sizes.get((src, str(ds))) for src, ds in zip(d["source"], d["dataset"])]
     unknown = sorted({str(ds) for ds, t in zip(d["dataset"], target) if t is None})
     if unknown:
-        notes.append(f"{', '.join(unknown)}: D unknown (no ranking, no baseline), left out at a fraction of D")
+        notes.append(
+            f"{', '.join(unknown)}: D unknown (no ranking, no baseline), left out at a fraction of D"
+        )
     s_at = np.array([fraction_size(fraction, t) if t is not None else -1 for t in target], dtype=int)
     keep = d["n_features"].to_numpy(dtype=int) == s_at
     missing = sorted(set(map(str, d["dataset"])) - set(map(str, d.loc[keep, "dataset"])) - set(unknown))
