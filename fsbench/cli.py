@@ -565,6 +565,14 @@ def compare(
             "block per dataset, so datasets of different D are compared at the same share of features.",
         ),
     ] = None,
+    pool: Annotated[
+        bool,
+        typer.Option(
+            "--pool",
+            help="The directories are parts of one experiment (e.g. a benchmark and a config adding one "
+            "selector with `base:`): pair their selectors on the shared splits (checked by split_seed).",
+        ),
+    ] = False,
 ) -> None:
     """Rank selectors across datasets: Friedman / Iman-Davenport, Nemenyi CD, Holm-corrected Wilcoxon."""
     from fsbench.results.compare import run_compare
@@ -572,7 +580,7 @@ def compare(
 
     try:
         text, written = run_compare(
-            results_dirs, metric, alpha, selector, include_all, keep_full, per_dataset, out, fraction
+            results_dirs, metric, alpha, selector, include_all, keep_full, per_dataset, out, fraction, pool
         )
     except CompareError as exc:
         _fail(str(exc))

@@ -33,6 +33,7 @@ from fsbench.results.fractions import (
 )
 from fsbench.results.ground_truth import ground_truth_tables
 from fsbench.results.loading import ResultSet, load_result_sets
+from fsbench.results.pooling import pool_result_sets
 from fsbench.results.similarity import cluster_order, plot_similarity, ranking_similarity
 from fsbench.results.stability import stability_table
 from fsbench.results.stats_compare import plot_cd_diagram
@@ -98,7 +99,9 @@ def headline(fcs: list[FractionComparison], ranks: pd.DataFrame) -> list[str]:
     return [*lines, ""] if skipped else lines
 
 
-def cd_section(ctx: ReportContext, fcs: list[FractionComparison], ranks: pd.DataFrame, out: Path) -> list[str]:
+def cd_section(
+    ctx: ReportContext, fcs: list[FractionComparison], ranks: pd.DataFrame, out: Path
+) -> list[str]:
     """Average ranks per fraction (table) and the two CD diagrams of each fraction."""
     lines = [
         "## Critical-difference diagrams over the datasets, at each fraction of D",
@@ -107,9 +110,9 @@ def cd_section(ctx: ReportContext, fcs: list[FractionComparison], ranks: pd.Data
         "the S that the fraction resolves to on that dataset (S = max(1, round(f·D)), as in the run). Rank 1 "
         "= lowest error; equal means share the rank. Bars join selectors that the test cannot tell apart: "
         "Nemenyi (with its critical difference CD) and the more powerful Holm-corrected Wilcoxon signed-rank "
-        "tests (Demšar 2006). On a small D several fractions give the same S (iris, D = 4: S = 1 up to 30 %), "
-        "so its block recurs. The all-features SVM is the reference column of the best-method table, not a "
-        "ranked selector.",
+        "tests (Demšar 2006). On a small D several fractions give the same S (iris, D = 4: S = 1 up to "
+        "30 %), so its block recurs. The all-features SVM is the reference column of the best-method "
+        "table, not a ranked selector.",
         "",
     ]
     if ranks.empty:
@@ -155,13 +158,19 @@ def cd_section(ctx: ReportContext, fcs: list[FractionComparison], ranks: pd.Data
         avg, n, k = c.friedman.average_ranks, c.friedman.n_blocks, c.friedman.k
         nem = save_figure(
             plot_cd_diagram(
-                avg, c.nemenyi_groups, c.cd, f"S = {_frac(fc.fraction)} of D: Nemenyi, N = {n} datasets, k = {k}"
+                avg,
+                c.nemenyi_groups,
+                c.cd,
+                f"S = {_frac(fc.fraction)} of D: Nemenyi, N = {n} datasets, k = {k}",
             ),
             out / f"cd_nemenyi_{tag}",
         )[0]
         wil = save_figure(
             plot_cd_diagram(
-                avg, c.wilcoxon_groups, None, f"S = {_frac(fc.fraction)} of D: Wilcoxon–Holm, N = {n} datasets"
+                avg,
+                c.wilcoxon_groups,
+                None,
+                f"S = {_frac(fc.fraction)} of D: Wilcoxon–Holm, N = {n} datasets",
             ),
             out / f"cd_wilcoxon_holm_{tag}",
         )[0]
@@ -180,9 +189,9 @@ def cd_section(ctx: ReportContext, fcs: list[FractionComparison], ranks: pd.Data
             f"Every pair: [`posthoc_{tag}.csv`]({ctx.rel(out / f'posthoc_{tag}.csv')}).",
             "",
         ]
-        lines += [f"- {note}" for note in c.blocks.notes]
-        if c.blocks.notes:
-            lines.append("")
+        # the baseline's note ("left out, only at S = D") holds at every fraction: said once, above
+        notes = [n for n in c.blocks.notes if "all-features baseline" not in n]
+        lines += [f"- {note}" for note in notes] + ([""] if notes else [])
         lines += _fig(ctx, nem, f"CD diagram, Nemenyi, {_frac(fc.fraction)}")
         lines += _fig(ctx, wil, f"CD diagram, Wilcoxon-Holm, {_frac(fc.fraction)}")
     return lines
@@ -246,7 +255,9 @@ def cost_section(ctx: ReportContext, sets: list[ResultSet], ranks: pd.DataFrame,
     return lines
 
 
-def best_section(ctx: ReportContext, sets: list[ResultSet], fcs: list[FractionComparison], out: Path) -> list[str]:
+def best_section(
+    ctx: ReportContext, sets: list[ResultSet], fcs: list[FractionComparison], out: Path
+) -> list[str]:
     """The lowest-error selector of every dataset at each fraction, and overall."""
     lines = ["## Best method per dataset", ""]
     best = best_per_dataset(fcs)
@@ -260,17 +271,22 @@ def best_section(ctx: ReportContext, sets: list[ResultSet], fcs: list[FractionCo
     for (src, ds), g in best.groupby(["source", "dataset"], sort=True):
         g = g.set_index("fraction")
         cells = [
-            f"{g.loc[f, 'best']} ({_pct(g.loc[f, 'best_error'])}, S = {int(g.loc[f, 'S'])})" if f in g.index else ""
+            f"{g.loc[f, 'best']} ({_pct(g.loc[f, 'best_error'])}, S = {int(g.loc[f, 'S'])})"
+            if f in g.index
+            else ""
             for f in fractions
         ]
         top = g[g["overall"]].iloc[0]
         overall = f"{top['best']} at {_frac(top.name)} ({_pct(top['best_error'])})"
-        rows.append([ds, str(sizes.get((src, ds), "?")), *cells, overall, _pct(base.get((src, ds), float("nan")))])
+        rows.append(
+            [ds, str(sizes.get((src, ds), "?")), *cells, overall, _pct(base.get((src, ds), float("nan")))]
+        )
     lines += [
-        "The rule: at each fraction, the selector(s) with the lowest mean test error (%) over the splits that "
-        "every compared selector finished (equal means are all named); *overall*, the lowest of those over "
-        "the fractions, at the smallest fraction that reaches it. *All features*: the SVM on all D features "
-        f"(mean over the same repeats). Table: [`best_per_dataset.csv`]({ctx.rel(out / 'best_per_dataset.csv')}).",
+        "The rule: at each fraction, the selector(s) with the lowest mean test error (%) over the splits "
+        "that every compared selector finished (equal means are all named); *overall*, the lowest of those "
+        "over the fractions, at the smallest fraction that reaches it. *All features*: the SVM on all D "
+        "features (mean over the same repeats). Table: "
+        f"[`best_per_dataset.csv`]({ctx.rel(out / 'best_per_dataset.csv')}).",
         "",
         md_table(
             ["dataset", "D", *(f"{_frac(f)} of D" for f in fractions), "overall", "all features"],
@@ -292,7 +308,9 @@ def _baseline_errors(sets: list[ResultSet]) -> dict[tuple[str, str], float]:
     return out
 
 
-def stability_section(ctx: ReportContext, sets: list[ResultSet], fractions: list[float], out: Path) -> list[str]:
+def stability_section(
+    ctx: ReportContext, sets: list[ResultSet], fractions: list[float], out: Path
+) -> list[str]:
     """Mean Nogueira stability over the datasets, per selector and fraction."""
     lines = ["## Stability (Nogueira)", ""]
     stab = stability_table(sets, alpha=ALPHA)
@@ -309,11 +327,14 @@ def stability_section(ctx: ReportContext, sets: list[ResultSet], fractions: list
         return [*lines, "No S below D at the fractions.", ""]
     piv = at.groupby(["selector", "fraction"])["nogueira"].mean().unstack("fraction")
     piv = piv.loc[piv.mean(axis=1).sort_values(ascending=False, kind="stable").index]
-    rows = [[sel, *(f"{v:.2f}" if v == v else "–" for v in r), f"{r.mean():.2f}"] for sel, r in piv.iterrows()]
+    rows = [
+        [sel, *(f"{v:.2f}" if v == v else "–" for v in r), f"{r.mean():.2f}"] for sel, r in piv.iterrows()
+    ]
     lines += [
         "Nogueira et al.'s (2018) stability Φ̂ of the top-S feature sets over the repeats (1 = the same set "
         "every time, 0 = what a random choice gives), at the fraction's S on each dataset, averaged over the "
-        f"datasets (S = D left out). Per dataset, with CIs: [`stability.csv`]({ctx.rel(out / 'stability.csv')}).",
+        "datasets (S = D left out). Per dataset, with CIs: "
+        f"[`stability.csv`]({ctx.rel(out / 'stability.csv')}).",
         "",
         md_table(["selector", *(f"{_frac(f)} of D" for f in piv.columns), "mean"], rows),
         "",
@@ -360,7 +381,10 @@ def ground_truth_section(ctx: ReportContext, sets: list[ResultSet], out: Path) -
 def similarity_section(ctx: ReportContext, sets: list[ResultSet], out: Path) -> list[str]:
     """Mean Spearman correlation between the selectors' rankings, clustered (Bommert et al. 2020)."""
     lines = ["## Similarity of the selectors' rankings", ""]
-    sim, n = ranking_similarity(sets)
+    # the all-features baseline's order is arbitrary: not a ranking to compare
+    baseline = set().union(*(rs.baseline_labels for rs in sets))
+    rankers = sorted({str(s) for rs in sets for s in rs.rankers()["selector"]} - baseline)
+    sim, n = ranking_similarity(sets, selectors=rankers)
     if sim.empty:
         return [*lines, "Fewer than two selectors with complete rankings.", ""]
     order = cluster_order(sim)
@@ -385,9 +409,12 @@ def similarity_section(ctx: ReportContext, sets: list[ResultSet], out: Path) -> 
 
 def sections(ctx: ReportContext) -> list[str]:
     """Every analysis of the benchmark, as Markdown lines; tables and figures under ``<results>/analysis``."""
-    sets = [s for s in load_result_sets([ctx.results_dir]) if "diagnostic" not in s.results.columns]
-    if not sets:
+    parts = [s for s in load_result_sets([ctx.results_dir]) if "diagnostic" not in s.results.columns]
+    if not parts:
         return ["The benchmark has not been run yet (no results.csv).", ""]
+    # the benchmark and any config run beside it with `base: benchmark.yaml` (a selector of one's own):
+    # the same splits, so one experiment (checked on split_seed; notes.md, "Your own selector")
+    sets = [pool_result_sets(parts, "benchmark")]
     out = ctx.results_dir / OUT
     out.mkdir(parents=True, exist_ok=True)
     fractions = fraction_grid(sets)

@@ -32,6 +32,7 @@ import pandas as pd
 from fsbench.results.ground_truth import ground_truth_tables, plot_ground_truth
 from fsbench.results.html import Image, Provenance, Section, write_html
 from fsbench.results.loading import ResultSet, load_result_sets
+from fsbench.results.pooling import PoolError, pool_result_sets
 from fsbench.results.similarity import cluster_order, plot_similarity, ranking_similarity
 from fsbench.results.stability import plot_error_vs_stability, stability_table
 from fsbench.results.stats_compare import (
@@ -348,11 +349,21 @@ def run_compare(
     per_dataset: bool = False,
     out: Path | None = None,
     fraction: float | None = None,
+    pool: bool = False,
 ) -> tuple[str, list[Path]]:
-    """Load, compare, and (with ``out``) write everything; return the console text and the files written."""
+    """Load, compare, and (with ``out``) write everything; return the console text and the files written.
+
+    With ``pool`` the directories are parts of one experiment (same splits, checked:
+    :func:`fsbench.results.pooling.pool_result_sets`) and their selectors are paired across them.
+    """
     sets = load_result_sets(paths)
     if not sets:
         raise CompareError(f"no results.csv found under {', '.join(map(str, paths))}")
+    if pool:
+        try:
+            sets = [pool_result_sets(sets)]
+        except PoolError as exc:
+            raise CompareError(str(exc)) from exc
     comp = compare_selectors(sets, metric, alpha, selectors, include_all, keep_full, per_dataset, fraction)
     written = write_outputs(comp, sets, out) if out is not None else []
     return format_comparison(comp), written
