@@ -60,7 +60,8 @@ def resolve_paper_dir(paper: str | Path) -> Path:
     Parameters
     ----------
     paper : str or Path
-        A directory holding ``paper_values.yaml``, or the name of one under :func:`configs_dir`.
+        A directory holding ``paper_values.yaml`` (or, not compared with a paper, only ``notes.md`` or
+        ``hooks.py``), or the name of one under :func:`configs_dir`.
 
     Returns
     -------
@@ -72,11 +73,12 @@ def resolve_paper_dir(paper: str | Path) -> Path:
         If neither holds a ``paper_values.yaml`` (the message names both places).
     """
     given = Path(paper)
-    if (given / PAPER_VALUES).is_file():
-        return given
     named = configs_dir() / str(paper)
-    if (named / PAPER_VALUES).is_file():
-        return named
+    # a folder with paper values first; else one with only notes or hooks (a benchmark: no comparison)
+    for files in ((PAPER_VALUES,), (PAPER_VALUES, NOTES_FILE, HOOKS_FILE)):
+        for folder in (given, named):
+            if any((folder / f).is_file() for f in files):
+                return folder
     raise FileNotFoundError(
         f"no paper values for '{paper}': neither {given / PAPER_VALUES} nor {named / PAPER_VALUES} exists"
     )
@@ -114,8 +116,11 @@ class PaperFolder:
 
     @classmethod
     def open(cls, paper: str | Path) -> PaperFolder:
-        """Read the folder of ``paper`` (a folder path or a bare name, :func:`resolve_paper_dir`)."""
+        """Read the folder of ``paper`` (a folder path or a bare name, :func:`resolve_paper_dir`); a folder
+        without paper values is opened :meth:`plain`."""
         path = resolve_paper_dir(paper)
+        if not (path / PAPER_VALUES).is_file():
+            return cls.plain(path)
         return cls(path, load_paper_values(path.name, path / PAPER_VALUES))
 
     @classmethod
