@@ -57,6 +57,12 @@ def _frac(f: float) -> str:
     return f"{100 * f:g} %"
 
 
+def _names(joined: str, most: int = 4) -> str:
+    """Tied winners as named, or their count where more than ``most`` tie (a small D: S = 1 or 2)."""
+    names = joined.split(", ")
+    return joined if len(names) <= most else f"{len(names)} selectors tie"
+
+
 def _fig(ctx: ReportContext, png: Path, alt: str) -> list[str]:
     return [f"![{alt}]({ctx.rel(png)})", ""]
 
@@ -271,19 +277,20 @@ def best_section(
     for (src, ds), g in best.groupby(["source", "dataset"], sort=True):
         g = g.set_index("fraction")
         cells = [
-            f"{g.loc[f, 'best']} ({_pct(g.loc[f, 'best_error'])}, S = {int(g.loc[f, 'S'])})"
+            f"{_names(g.loc[f, 'best'])} ({_pct(g.loc[f, 'best_error'])}, S = {int(g.loc[f, 'S'])})"
             if f in g.index
             else ""
             for f in fractions
         ]
         top = g[g["overall"]].iloc[0]
-        overall = f"{top['best']} at {_frac(top.name)} ({_pct(top['best_error'])})"
+        overall = f"{_names(top['best'])} at {_frac(top.name)} ({_pct(top['best_error'])})"
         rows.append(
             [ds, str(sizes.get((src, ds), "?")), *cells, overall, _pct(base.get((src, ds), float("nan")))]
         )
     lines += [
         "The rule: at each fraction, the selector(s) with the lowest mean test error (%) over the splits "
-        "that every compared selector finished (equal means are all named); *overall*, the lowest of those "
+        "that every compared selector finished (equal means are all named, or counted where more than four "
+        "tie); *overall*, the lowest of those "
         "over the fractions, at the smallest fraction that reaches it. *All features*: the SVM on all D "
         "features (mean over the same repeats). Table: "
         f"[`best_per_dataset.csv`]({ctx.rel(out / 'best_per_dataset.csv')}).",
