@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import cli
 from results_helpers import fixed_ranker, random_ranker, write_result_dir
 
 from fsbench.config import FeatureFractions
@@ -233,3 +234,15 @@ def test_parts_of_one_experiment_pool_and_others_do_not(tmp_path):
         pool_result_sets(load_result_sets([tmp_path / "base", other]))
     with pytest.raises(CompareError, match="split_seed"):
         run_compare([tmp_path / "base", other], pool=True)
+
+
+def test_compare_command_takes_fraction_and_pool(tmp_path):
+    write_fraction_run(tmp_path / "base")
+    write_fraction_run(tmp_path / "mine", selectors=("new",), baseline=False, seed=7)
+    out = cli("compare", tmp_path, "--pool", "--fraction", "0.1", "--out", tmp_path / "cmp")
+    assert out.exit_code == 0, out.stderr
+    assert "3 blocks (dir, dataset, kernel, n_train) at S = 0.1 of D" in out.stdout
+    ranks = pd.read_csv(tmp_path / "cmp" / "ranks.csv").set_index("selector")
+    assert ranks.loc["good", "average_rank"] == 1.0 and ranks.loc["new", "average_rank"] == 2.0
+    # without --pool a block never spans two directories: no selector is in all six
+    assert cli("compare", tmp_path, "--fraction", "0.1").exit_code == 2
