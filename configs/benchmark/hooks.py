@@ -27,6 +27,7 @@ from fsbench.results.fractions import (
     at_fractions,
     best_per_dataset,
     compare_at_fractions,
+    complete_selectors,
     dataset_sizes,
     fraction_grid,
     rank_table,
@@ -425,10 +426,18 @@ def sections(ctx: ReportContext) -> list[str]:
     out = ctx.results_dir / OUT
     out.mkdir(parents=True, exist_ok=True)
     fractions = fraction_grid(sets)
-    fcs = compare_at_fractions(sets, fractions, alpha=ALPHA)
+    # a selector without results on some dataset would drop that dataset for all: compared without it
+    complete, missing = complete_selectors(sets)
+    fcs = compare_at_fractions(sets, fractions, alpha=ALPHA, selectors=complete if missing else None)
     ranks = rank_table(fcs)
+    left_out = [
+        f"- `{sel}` has no finished task on {', '.join(ds)}: left out of the comparisons (its tables "
+        "in `benchmark/` keep what it did)."
+        for sel, ds in missing.items()
+    ]
     return [
         *headline(fcs, ranks),
+        *([*left_out, ""] if left_out else []),
         *cd_section(ctx, fcs, ranks, out),
         *cost_section(ctx, sets, ranks, out),
         *best_section(ctx, sets, fcs, out),

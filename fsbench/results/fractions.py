@@ -11,6 +11,8 @@ of the dataset's D resolves to (:func:`fsbench.config_files.fraction_size`, the 
   worse than the selector with the best average rank (Nemenyi, and Holm-corrected Wilcoxon);
 * :func:`best_per_dataset` names the lowest-error selector of every dataset at every fraction and where
   the dataset's lowest error is reached;
+* :func:`complete_selectors` names the selectors with results on every dataset (one failure would
+  otherwise drop that dataset from every comparison);
 * :func:`at_fractions` selects the rows of any tidy table with ``n_features`` and ``d`` columns (stability,
   ground truth) at the fractions.
 """
@@ -56,6 +58,39 @@ def fraction_grid(sets: Iterable[ResultSet]) -> list[float]:
             if isinstance(entry, dict):
                 found.update(_fractions_of(entry))
     return sorted(found)
+
+
+def complete_selectors(sets: Sequence[ResultSet]) -> tuple[list[str], dict[str, list[str]]]:
+    """Selectors with a finished task on every dataset, and the datasets each other selector lacks.
+
+    A comparison pairs selectors on the blocks where *all* of them have results, so one selector that
+    failed on one dataset would drop that dataset for every selector; comparing the complete ones and
+    naming the others keeps every dataset. The all-features baseline is not a ranked selector: left out.
+
+    Returns
+    -------
+    (complete, missing)
+        Selector labels, sorted; selector → the (source/)datasets where it has no ``ok`` row.
+    """
+    rows = [
+        rs.results.loc[rs.results["status"] == "ok", ["source", "dataset", "selector"]]
+        for rs in sets
+        if rs.results is not None
+    ]
+    baseline = set().union(*(rs.baseline_labels for rs in sets)) if sets else set()
+    if not rows:
+        return [], {}
+    ok = pd.concat(rows, ignore_index=True).drop_duplicates()
+    ok = ok[~ok["selector"].astype(str).isin(baseline)]
+    everywhere = set(zip(ok["source"], ok["dataset"].astype(str)))
+    complete, missing = [], {}
+    for sel, g in ok.groupby("selector", sort=True):
+        lacks = everywhere - set(zip(g["source"], g["dataset"].astype(str)))
+        if lacks:
+            missing[str(sel)] = sorted(ds for _, ds in lacks)
+        else:
+            complete.append(str(sel))
+    return complete, missing
 
 
 def dataset_sizes(sets: Sequence[ResultSet]) -> dict[tuple[str, str], int]:

@@ -19,6 +19,7 @@ from fsbench.results.fractions import (
     at_fractions,
     best_per_dataset,
     compare_at_fractions,
+    complete_selectors,
     fraction_grid,
     rank_table,
 )
@@ -246,3 +247,19 @@ def test_compare_command_takes_fraction_and_pool(tmp_path):
     assert ranks.loc["good", "average_rank"] == 1.0 and ranks.loc["new", "average_rank"] == 2.0
     # without --pool a block never spans two directories: no selector is in all six
     assert cli("compare", tmp_path, "--fraction", "0.1").exit_code == 2
+
+
+def test_a_selector_missing_on_one_dataset_is_named_not_allowed_to_drop_it(tmp_path):
+    write_fraction_run(tmp_path)
+    f = tmp_path / "b" / "results.csv"
+    res = pd.read_csv(f)
+    res.loc[res["selector"] == "mid", "status"] = "error"
+    res.to_csv(f, index=False)
+    sets = [
+        pool_result_sets(load_result_sets([tmp_path]))
+    ]  # one experiment, as the benchmark's report reads it
+    complete, missing = complete_selectors(sets)
+    assert complete == ["bad", "good"] and missing == {"mid": ["b"]}
+    # with every selector, the dataset where mid failed is no block; without mid, every dataset is one
+    assert compare_at_fractions(sets, [0.5])[0].comparison.friedman.n_blocks == 2
+    assert compare_at_fractions(sets, [0.5], selectors=complete)[0].comparison.friedman.n_blocks == 3
