@@ -93,7 +93,7 @@ define paper_target
 reproduce-$(1): $(foreach c,$(filter-out $(UNAVAILABLE),$(filter configs/$(1)/%,$(CONFIGS))),$(call target_of,$(c)))
 	$(BIN)/fsbench build results --configs configs --paper $(1) --jobs $(JOBS)
 report-$(1): install
-	$(BIN)/fsbench report results/$(1)$(if $(wildcard configs/$(1)/paper_values.yaml), --paper $(1))
+	$(BIN)/fsbench report results/$(1)$(if $(wildcard configs/$(1)/paper_values.yaml configs/$(1)/notes.md configs/$(1)/hooks.py), --paper $(1))
 endef
 $(foreach p,$(PAPERS),$(eval $(call paper_target,$(p))))
 

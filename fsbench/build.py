@@ -2,7 +2,12 @@
 
 A *paper folder* is ``results/<name>/`` with a folder ``configs/<name>/`` of the same name (a paper when
 that folder holds ``paper_values.yaml``, compared with the paper by the report; otherwise, e.g.
-``configs/scale``, a plain report). Under a paper folder, a run writes the **inputs** of the build —
+``configs/scale`` or ``configs/benchmark``, a report without a paper comparison, laid out by the folder's
+``notes.md`` and ``hooks.py`` where it has them, :meth:`fsbench.papers.folder.PaperFolder.plain`). A configs
+folder whose results are not there yet (no ``results/<name>/``, or no result table under it: a benchmark
+not run yet) is not built; :attr:`BuildSummary.not_run` names it.
+
+Under a paper folder, a run writes the **inputs** of the build —
 ``results.csv``, ``rankings.csv`` and ``run.json`` in each result directory (and its ``tasks/`` store and
 ``run.lock``, which the build never touches); the hand-written notes live in the paper's configs folder
 (``configs/<paper>/notes.md``). Every other file is **derived** and is a pure function of the inputs and
@@ -48,6 +53,7 @@ from matplotlib.figure import Figure
 from matplotlib.image import imread
 
 from fsbench.diagnostics.registry import render_result_dir
+from fsbench.papers.folder import HOOKS_FILE, NOTES_FILE, PaperFolder
 from fsbench.plots import plot_results
 from fsbench.report import write_report
 from fsbench.results.loading import find_result_dirs, is_diagnostic
@@ -90,6 +96,7 @@ class BuildSummary:
     papers: list[str]
     written: dict[str, list[Path]] = field(default_factory=dict)  # paper → files now present
     skipped: list[Path] = field(default_factory=list)  # result folders without a configs folder
+    not_run: list[str] = field(default_factory=list)  # configs folders with no result table yet
     seconds: float = 0.0
 
 
@@ -181,6 +188,9 @@ def find_papers(results_root: Path, configs_root: Path, only: list[str] | None =
     names = sorted(d.name for d in results_root.iterdir() if d.is_dir() and (configs_root / d.name).is_dir())
     if only:
         unknown = sorted(set(only) - set(names))
+        not_run = [n for n in unknown if (configs_root / n).is_dir()]
+        if not_run:  # a configs folder whose results are not there: say so, not "unknown"
+            raise BuildError(f"{', '.join(not_run)}: not run yet (no folder {results_root / not_run[0]})")
         if unknown:
             raise BuildError(
                 f"no paper folder {', '.join(unknown)} (a folder under {results_root} with the same name "
@@ -212,8 +222,11 @@ def fixed_figure_metadata() -> Iterator[None]:
 
 def write_paper_report(paper: Paper) -> Path:
     """The one report entry point for a paper folder (``REPORT.md``; compared with the paper when its
-    configs folder has ``paper_values.yaml``)."""
-    return write_report(paper.results, paper_dir=paper.configs if paper.compared else None)
+    configs folder has ``paper_values.yaml``; otherwise with the folder's notes and hooks, if any)."""
+    if paper.compared:
+        return write_report(paper.results, paper_dir=paper.configs)
+    own = any((paper.configs / f).is_file() for f in (NOTES_FILE, HOOKS_FILE))
+    return write_report(paper.results, paper_dir=PaperFolder.plain(paper.configs) if own else None)
 
 
 def build_result_dir(result_dir: Path, configs: Path) -> list[Path]:
@@ -298,6 +311,15 @@ def build(
     if not results_root.is_dir():
         raise BuildError(f"{results_root}: no such directory")
     found = find_papers(results_root, configs_root, papers)
+    # a folder with no result table (a benchmark not run yet) has nothing to build: left as it is
+    not_run = [p.name for p in found if not find_result_dirs([p.results])]
+    found = [p for p in found if p.name not in not_run]
+    if configs_root.is_dir():
+        not_run += [
+            d.name for d in configs_root.iterdir() if d.is_dir() and not (results_root / d.name).exists()
+        ]
+    if not found and papers:
+        raise BuildError(f"{', '.join(papers)}: not run yet (no result table under {results_root})")
     if not found:
         raise BuildError(
             f"no paper folder under {results_root} (a folder with the same name in {configs_root})"
@@ -318,7 +340,7 @@ def build(
     tasks += [delayed(_build_paper)(p, dirs[p.name]) for p in rest]
     for p, report in zip([first, *rest], Parallel(n_jobs=jobs)(tasks)):
         say(f"{p.name}: {report}")
-    summary = BuildSummary(papers=[p.name for p in found])
+    summary = BuildSummary(papers=[p.name for p in found], not_run=sorted(not_run))
     summary.written = {p.name: derived_files(p.results) for p in found}
     summary.skipped = sorted(d for d in results_root.iterdir() if d.is_dir() and d.name not in summary.papers)
     summary.seconds = time.perf_counter() - t0

@@ -535,6 +535,8 @@ def build(
     if out is None and has_block:
         changed = update_docs(docs, results_root)
         typer.echo(f"{docs}: status block {'updated' if changed else 'up to date'}")
+    if summary.not_run and not paper:
+        typer.echo(f"not run yet (no result table under {results_root}): {', '.join(summary.not_run)}")
     if summary.skipped and not paper:  # with --paper, the others are left out on purpose
         names = ", ".join(d.name for d in summary.skipped)
         typer.echo(f"not built (no folder of the same name in {configs}): {names}")
@@ -562,6 +564,22 @@ def compare(
     per_dataset: Annotated[
         bool, typer.Option("--per-dataset", help="Average over S first: one block per dataset setting.")
     ] = False,
+    fraction: Annotated[
+        float | None,
+        typer.Option(
+            "--fraction",
+            help="Only S = this fraction of each dataset's D (rounded as fraction_of_D in a config): one "
+            "block per dataset, so datasets of different D are compared at the same share of features.",
+        ),
+    ] = None,
+    pool: Annotated[
+        bool,
+        typer.Option(
+            "--pool",
+            help="The directories are parts of one experiment (e.g. a benchmark and a config adding one "
+            "selector with `base:`): pair their selectors on the shared splits (checked by split_seed).",
+        ),
+    ] = False,
 ) -> None:
     """Rank selectors across datasets: Friedman / Iman-Davenport, Nemenyi CD, Holm-corrected Wilcoxon."""
     from fsbench.results.compare import run_compare
@@ -569,7 +587,7 @@ def compare(
 
     try:
         text, written = run_compare(
-            results_dirs, metric, alpha, selector, include_all, keep_full, per_dataset, out
+            results_dirs, metric, alpha, selector, include_all, keep_full, per_dataset, out, fraction, pool
         )
     except CompareError as exc:
         _fail(str(exc))

@@ -27,7 +27,7 @@ from typing import Any
 
 from fsbench.algorithms.kernels import GAMMA_RULES, KERNEL_PARAMS, KERNELS, parse_gamma
 from fsbench.classifiers import CLASSIFIERS, PER_PAIR_CLASSIFIERS
-from fsbench.config_files import ConfigError, read_config
+from fsbench.config_files import ConfigError, fraction_size, read_config
 from fsbench.config_files import type_name as _tname
 
 CLASS_WEIGHTS = ("balanced",)
@@ -140,8 +140,8 @@ class FeatureFractions:
 
     @staticmethod
     def size(fraction: float, n_features: int) -> int:
-        """S of one fraction on D = ``n_features``."""
-        return max(1, min(n_features, math.floor(fraction * n_features + 0.5)))
+        """S of one fraction on D = ``n_features`` (:func:`fsbench.config_files.fraction_size`)."""
+        return fraction_size(fraction, n_features)
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ comparison, :mod:`fsbench.papers.values`) read them the same way.
 from __future__ import annotations
 
 import copy
+import math
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,16 @@ import yaml
 
 #: Top-level key naming the config a file overrides (a path relative to that file).
 BASE_KEY = "base"
+
+
+def fraction_size(fraction: float, n_features: int) -> int:
+    r"""S of a fraction of D (``protocol.n_features: {fraction_of_D: [...]}``):
+    :math:`\max(1, \lfloor fD + \tfrac12\rfloor)`, rounded half-up, at most D.
+
+    Here rather than in :mod:`fsbench.config` so that the analyses of result tables, which may not import
+    the validated config, resolve a fraction to the same S as the run did.
+    """
+    return max(1, min(n_features, math.floor(fraction * n_features + 0.5)))
 
 
 class ConfigError(ValueError):

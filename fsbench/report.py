@@ -190,7 +190,9 @@ def _ranks_lines(frames: list[pd.DataFrame]) -> list[str]:
     ]
 
 
-def write_report(results_dir: Path, paper_dir: Path | str | None = None, out: Path | None = None) -> Path:
+def write_report(
+    results_dir: Path, paper_dir: Path | str | PaperFolder | None = None, out: Path | None = None
+) -> Path:
     """Write ``REPORT.md`` for the results under ``results_dir``; return its path.
 
     The one report writer of every paper: the page is laid out by the paper folder's ``report`` mapping
@@ -202,9 +204,10 @@ def write_report(results_dir: Path, paper_dir: Path | str | None = None, out: Pa
     ----------
     results_dir : Path
         A result directory or a parent of several.
-    paper_dir : Path or str, optional
+    paper_dir : Path, str or PaperFolder, optional
         The paper folder (``configs/<paper>``), or a bare paper name resolved to ``configs/<name>``;
-        without it the report has no paper comparison.
+        without it the report has no paper comparison. A :class:`~fsbench.papers.folder.PaperFolder`
+        is used as it is (:meth:`~fsbench.papers.folder.PaperFolder.plain`: notes and hooks, no comparison).
     out : Path, optional
         The report's path (default ``results_dir/REPORT.md``); links are relative to its directory.
 
@@ -218,7 +221,10 @@ def write_report(results_dir: Path, paper_dir: Path | str | None = None, out: Pa
         If there is no result table under ``results_dir`` or no paper values in the paper folder.
     """
     results_dir = Path(results_dir)
-    paper = PaperFolder.open(paper_dir) if paper_dir is not None else None
+    if isinstance(paper_dir, PaperFolder) or paper_dir is None:
+        paper = paper_dir
+    else:
+        paper = PaperFolder.open(paper_dir)
     title, layout = report_layout(paper)
     if not find_result_dirs([results_dir]):
         raise FileNotFoundError(f"no results.csv under {results_dir}")
@@ -233,7 +239,7 @@ def write_report(results_dir: Path, paper_dir: Path | str | None = None, out: Pa
         experiments = [experiment_section(d, root) for d in dirs]
     summary_lines: list[str] = []
     paper_text = ""
-    if paper is not None and ("summary" in layout or "comparison" in layout):
+    if paper is not None and paper.compared and ("summary" in layout or "comparison" in layout):
         # diagnostics' tables too: a paper table may be reproduced by a diagnostic (their own columns)
         summary_lines, paper_text = paper_sections(
             paper.name, load_rows([results_dir]), root, values_path=paper.path / PAPER_VALUES
@@ -243,7 +249,7 @@ def write_report(results_dir: Path, paper_dir: Path | str | None = None, out: Pa
         if name == "summary":
             return summary_lines
         if name == "comparison":
-            return [paper_text] if paper is not None else []
+            return [paper_text] if paper is not None and paper.compared else []
         if name == "notes":  # the hand-written discussion (likeliest reasons for differences)
             notes = paper.notes if paper is not None else None
             return [notes.rstrip(), ""] if notes else []

@@ -19,6 +19,11 @@ A paper is a folder (``configs/<paper>/``, or anywhere else) holding
       Markdown lines for the ``hooks`` place of the layout; it may write files (summaries, figures)
       under ``ctx.results_dir`` and link them relative to ``ctx.root``.
 
+A folder *without* ``paper_values.yaml`` (a benchmark, ``configs/benchmark/``; ``configs/scale/``) is not
+compared with a paper, but its ``notes.md`` and ``hooks.py`` are used the same way
+(:meth:`PaperFolder.plain`); having no values file, it may state its layout as the mapping ``REPORT`` (the
+``report`` mapping above) in its ``hooks.py``.
+
 Nothing in :mod:`fsbench` names a paper: ``fsbench report RESULTS --paper PAPER`` resolves ``PAPER`` to a
 folder (:func:`resolve_paper_dir`) and :func:`fsbench.report.write_report` reads the rest from it.
 """
@@ -55,7 +60,8 @@ def resolve_paper_dir(paper: str | Path) -> Path:
     Parameters
     ----------
     paper : str or Path
-        A directory holding ``paper_values.yaml``, or the name of one under :func:`configs_dir`.
+        A directory holding ``paper_values.yaml`` (or, not compared with a paper, only ``notes.md`` or
+        ``hooks.py``), or the name of one under :func:`configs_dir`.
 
     Returns
     -------
@@ -67,11 +73,12 @@ def resolve_paper_dir(paper: str | Path) -> Path:
         If neither holds a ``paper_values.yaml`` (the message names both places).
     """
     given = Path(paper)
-    if (given / PAPER_VALUES).is_file():
-        return given
     named = configs_dir() / str(paper)
-    if (named / PAPER_VALUES).is_file():
-        return named
+    # a folder with paper values first; else one with only notes or hooks (a benchmark: no comparison)
+    for files in ((PAPER_VALUES,), (PAPER_VALUES, NOTES_FILE, HOOKS_FILE)):
+        for folder in (given, named):
+            if any((folder / f).is_file() for f in files):
+                return folder
     raise FileNotFoundError(
         f"no paper values for '{paper}': neither {given / PAPER_VALUES} nor {named / PAPER_VALUES} exists"
     )
@@ -109,9 +116,22 @@ class PaperFolder:
 
     @classmethod
     def open(cls, paper: str | Path) -> PaperFolder:
-        """Read the folder of ``paper`` (a folder path or a bare name, :func:`resolve_paper_dir`)."""
+        """Read the folder of ``paper`` (a folder path or a bare name, :func:`resolve_paper_dir`); a folder
+        without paper values is opened :meth:`plain`."""
         path = resolve_paper_dir(paper)
+        if not (path / PAPER_VALUES).is_file():
+            return cls.plain(path)
         return cls(path, load_paper_values(path.name, path / PAPER_VALUES))
+
+    @classmethod
+    def plain(cls, path: str | Path) -> PaperFolder:
+        """A folder without paper values (not compared with a paper): its notes, hooks and layout only."""
+        return cls(Path(path), {})
+
+    @property
+    def compared(self) -> bool:
+        """Whether the folder has paper values to compare with (``paper_values.yaml``)."""
+        return (self.path / PAPER_VALUES).is_file()
 
     @property
     def name(self) -> str:
@@ -120,8 +140,8 @@ class PaperFolder:
 
     @property
     def layout(self) -> dict[str, Any]:
-        """The ``report`` mapping of the values ({} where absent)."""
-        return self.values.get("report") or {}
+        """The ``report`` mapping of the values, else the hooks' ``REPORT`` mapping ({} where absent)."""
+        return self.values.get("report") or getattr(self.hooks, "REPORT", None) or {}
 
     @property
     def notes(self) -> str | None:

@@ -32,6 +32,7 @@ import pandas as pd
 from fsbench.results.ground_truth import ground_truth_tables, plot_ground_truth
 from fsbench.results.html import Image, Provenance, Section, write_html
 from fsbench.results.loading import ResultSet, load_result_sets
+from fsbench.results.pooling import PoolError, pool_result_sets
 from fsbench.results.similarity import cluster_order, plot_similarity, ranking_similarity
 from fsbench.results.stability import plot_error_vs_stability, stability_table
 from fsbench.results.stats_compare import (
@@ -74,6 +75,7 @@ class Comparison:
     wilcoxon_groups: list[list[str]]
     n_sources: int
     per_dataset: bool
+    fraction: float | None = None  # blocks at S = this fraction of each dataset's D (build_blocks)
 
     def friedman_table(self) -> pd.DataFrame:
         """Friedman / Iman–Davenport statistics with the Nemenyi critical value and CD."""
@@ -92,6 +94,7 @@ def compare_selectors(
     include_all: bool = False,
     keep_full: bool = False,
     per_dataset: bool = False,
+    fraction: float | None = None,
 ) -> Comparison:
     """Friedman, Iman–Davenport, Nemenyi and Wilcoxon–Holm over the blocks of ``sets``.
 
@@ -100,7 +103,7 @@ def compare_selectors(
     """
     if not 0 < alpha < 1:
         raise CompareError(f"alpha must be in (0, 1), got {alpha}")
-    blocks = build_blocks(sets, metric, selectors, include_all, keep_full, per_dataset)
+    blocks = build_blocks(sets, metric, selectors, include_all, keep_full, per_dataset, fraction)
     ranks = rank_blocks(blocks.values)
     fr = friedman_test(ranks)
     k, n = fr.k, fr.n_blocks
@@ -124,6 +127,7 @@ def compare_selectors(
         wilcoxon_groups=cliques(fr.average_ranks, sig_wil),
         n_sources=len({i[0] for i in blocks.values.index}),
         per_dataset=per_dataset,
+        fraction=fraction,
     )
 
 
@@ -135,6 +139,8 @@ def format_comparison(comp: Comparison) -> str:
     """The console report: blocks, average ranks, Friedman and Iman–Davenport, post-hoc table."""
     fr, b = comp.friedman, comp.blocks
     unit = "(dir, dataset, kernel, n_train)" if comp.per_dataset else "(dir, dataset, kernel, n_train, S)"
+    if comp.fraction is not None:
+        unit = f"(dir, dataset, kernel, n_train) at S = {comp.fraction:g} of D"
     lines = [
         # "metric:" first: a bare "error:" at the start of the output reads like a failure
         f"metric: {b.metric} (lower is better); {fr.n_blocks} blocks {unit} from {comp.n_sources} "
@@ -182,7 +188,7 @@ def format_comparison(comp: Comparison) -> str:
     lines.append(f"  significant pairs: Nemenyi {n_nem}, Wilcoxon-Holm {n_hol} of {len(comp.posthoc)}")
     lines.append("  groups not told apart (Nemenyi): " + _groups(comp.nemenyi_groups))
     lines.append("  groups not told apart (Wilcoxon-Holm): " + _groups(comp.wilcoxon_groups))
-    if not comp.per_dataset:
+    if not comp.per_dataset and comp.fraction is None:
         lines.append("")
         lines.append("note: " + INDEPENDENCE_NOTE)
     return "\n".join(lines)
@@ -328,7 +334,8 @@ def _console_md(comp: Comparison) -> str:
         f"F_F = {fr.ff:.3f} (df {fr.df_num}, {fr.df_den}), p = {_p(fr.p_ff)}. Nemenyi CD = {comp.cd:.3f} "
         f"at alpha = {comp.alpha}.\n\n"
         f"Groups not told apart — Nemenyi: {_groups(comp.nemenyi_groups)}; Wilcoxon–Holm: "
-        f"{_groups(comp.wilcoxon_groups)}.\n\n" + ("" if comp.per_dataset else INDEPENDENCE_NOTE)
+        f"{_groups(comp.wilcoxon_groups)}.\n\n"
+        + ("" if comp.per_dataset or comp.fraction is not None else INDEPENDENCE_NOTE)
     )
 
 
@@ -341,11 +348,22 @@ def run_compare(
     keep_full: bool = False,
     per_dataset: bool = False,
     out: Path | None = None,
+    fraction: float | None = None,
+    pool: bool = False,
 ) -> tuple[str, list[Path]]:
-    """Load, compare, and (with ``out``) write everything; return the console text and the files written."""
+    """Load, compare, and (with ``out``) write everything; return the console text and the files written.
+
+    With ``pool`` the directories are parts of one experiment (same splits, checked:
+    :func:`fsbench.results.pooling.pool_result_sets`) and their selectors are paired across them.
+    """
     sets = load_result_sets(paths)
     if not sets:
         raise CompareError(f"no results.csv found under {', '.join(map(str, paths))}")
-    comp = compare_selectors(sets, metric, alpha, selectors, include_all, keep_full, per_dataset)
+    if pool:
+        try:
+            sets = [pool_result_sets(sets)]
+        except PoolError as exc:
+            raise CompareError(str(exc)) from exc
+    comp = compare_selectors(sets, metric, alpha, selectors, include_all, keep_full, per_dataset, fraction)
     written = write_outputs(comp, sets, out) if out is not None else []
     return format_comparison(comp), written

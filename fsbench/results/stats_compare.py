@@ -34,6 +34,13 @@ feature sets, the same splits), which the Friedman test assumes; the p-values ar
 ``per_dataset=True`` first averages the metric over the S grid, giving one block per (directory, dataset,
 kernel, n_train): fewer, but independent, blocks.
 
+``fraction=f`` keeps, on every dataset, only the S that the fraction f of its D resolves to
+(:func:`fsbench.config_files.fraction_size`, the rule of ``protocol.n_features: {fraction_of_D: [...]}``;
+D from the rankings, else the baseline's S): one block per (directory, dataset, kernel, n_train), so that
+datasets of different D are compared at the same share of their features — the blocks are then the
+datasets, independent as the Friedman test assumes. On a small D several fractions can resolve to the same
+S (iris, D = 4: 5 % to 30 % all give S = 1); each fraction then reuses that block.
+
 Library choice
 --------------
 Neither scikit-posthocs (0.17.1) nor autorank (1.3.0) is used, although both install from the registry:
@@ -59,6 +66,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from fsbench.config_files import fraction_size
 from fsbench.results.loading import ResultSet, split_columns
 from fsbench.results.schema import BASELINE
 from fsbench.results.ties import at_resolution
@@ -474,6 +482,7 @@ def build_blocks(
     include_all: bool = False,
     keep_full: bool = False,
     per_dataset: bool = False,
+    fraction: float | None = None,
 ) -> Blocks:
     """Mean of ``metric`` per block and selector over the splits every selector finished.
 
@@ -493,6 +502,9 @@ def build_blocks(
         Keep blocks at S = D (identical errors for input-feature rankers).
     per_dataset : bool
         Average over the S grid first: one block per (directory, dataset, kernel, n_train).
+    fraction : float, optional
+        Keep only S = ``fraction_size(fraction, D)`` of each dataset (module docstring, Blocks); datasets
+        whose D is unknown or that have no result at that S are left out, with a note.
 
     Returns
     -------
@@ -529,6 +541,8 @@ def build_blocks(
     if len(chosen) < 2:
         raise CompareError(f"need at least 2 selectors to compare, got {chosen}")
     d = ok[ok["selector"].isin(chosen)]
+    if fraction is not None:
+        d = _at_fraction(d, sets, fraction, notes)
     if not keep_full and not baseline & set(chosen):
         sizes = _full_set_sizes(sets)
         full = np.array(
@@ -564,6 +578,25 @@ def build_blocks(
             f"only {len(values)} block(s) where all of {chosen} have results; nothing to compare"
         )
     return Blocks(values=_resolved(values), n_repeats=n_rep, selectors=chosen, metric=metric, notes=notes)
+
+
+def _at_fraction(d: pd.DataFrame, sets: list[ResultSet], fraction: float, notes: list[str]) -> pd.DataFrame:
+    """The rows of ``d`` at S = ``fraction_size(fraction, D)`` of their (source, dataset); notes the rest."""
+    if not 0 < fraction <= 1:
+        raise CompareError(f"--fraction must be in (0, 1], got {fraction}")
+    sizes = _full_set_sizes(sets)
+    target = [sizes.get((src, str(ds))) for src, ds in zip(d["source"], d["dataset"])]
+    unknown = sorted({str(ds) for ds, t in zip(d["dataset"], target) if t is None})
+    if unknown:
+        notes.append(
+            f"{', '.join(unknown)}: D unknown (no ranking, no baseline), left out at a fraction of D"
+        )
+    s_at = np.array([fraction_size(fraction, t) if t is not None else -1 for t in target], dtype=int)
+    keep = d["n_features"].to_numpy(dtype=int) == s_at
+    missing = sorted(set(map(str, d["dataset"])) - set(map(str, d.loc[keep, "dataset"])) - set(unknown))
+    if missing:
+        notes.append(f"{', '.join(missing)}: no result at S = {fraction:g} of D, left out")
+    return d[keep]
 
 
 def block_table(blocks: Blocks, ranks: pd.DataFrame) -> pd.DataFrame:

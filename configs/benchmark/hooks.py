@@ -1,0 +1,447 @@
+"""Report hooks of the benchmark (``configs/benchmark/``): the analyses across datasets.
+
+Loaded by file path by ``fsbench build`` (a configs folder without paper values: not compared with a
+paper, :meth:`fsbench.papers.folder.PaperFolder.plain`). The benchmark is data: every number below comes
+from generic analyses of :mod:`fsbench.results` (the same ones ``fsbench compare`` uses), called on the
+result directories under the results folder:
+
+* CD diagrams over the datasets at each fraction of D (:mod:`fsbench.results.fractions`);
+* accuracy against selection time with the Pareto front (:mod:`fsbench.results.cost`);
+* the best method per dataset (:func:`fsbench.results.fractions.best_per_dataset`);
+* stability (Nogueira; :mod:`fsbench.results.stability`), ground truth on the toys
+  (:mod:`fsbench.results.ground_truth`), similarity of the rankings (:mod:`fsbench.results.similarity`).
+
+Everything is written under ``<results>/analysis/`` and linked from REPORT.md.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from fsbench.papers.folder import ReportContext
+from fsbench.results.cost import accuracy_vs_time, plot_accuracy_vs_time, selection_time
+from fsbench.results.fractions import (
+    FractionComparison,
+    at_fractions,
+    best_per_dataset,
+    compare_at_fractions,
+    complete_selectors,
+    dataset_sizes,
+    fraction_grid,
+    rank_table,
+)
+from fsbench.results.ground_truth import ground_truth_tables
+from fsbench.results.loading import ResultSet, load_result_sets
+from fsbench.results.pooling import pool_result_sets
+from fsbench.results.similarity import cluster_order, plot_similarity, ranking_similarity
+from fsbench.results.stability import stability_table
+from fsbench.results.stats_compare import plot_cd_diagram
+from fsbench.results.tables import md_table, save_figure, write_table
+
+#: The page's title and sections (no paper values: the layout lives here, fsbench.papers.folder).
+REPORT = {
+    "title": "Benchmark — feature selectors across the papers' datasets",
+    "sections": ["notes", "hooks", "runs"],
+}
+#: Where the analyses' tables and figures go, under the results folder.
+OUT = "analysis"
+ALPHA = 0.05
+
+
+def _pct(x: float) -> str:
+    return "–" if x != x else f"{100 * x:.1f}"
+
+
+def _frac(f: float) -> str:
+    return f"{100 * f:g} %"
+
+
+def _names(joined: str, most: int = 4) -> str:
+    """Tied winners as named, or their count where more than ``most`` tie (a small D: S = 1 or 2)."""
+    names = joined.split(", ")
+    return joined if len(names) <= most else f"{len(names)} selectors tie"
+
+
+def _fig(ctx: ReportContext, png: Path, alt: str) -> list[str]:
+    return [f"![{alt}]({ctx.rel(png)})", ""]
+
+
+# ------------------------------------------------------------------------------------------ sections
+def headline(fcs: list[FractionComparison], ranks: pd.DataFrame) -> list[str]:
+    """Which selectors are not significantly worse than the best, at each fraction."""
+    lines = ["## Headline", ""]
+    if ranks.empty:
+        return [*lines, "No fraction of D has two selectors on two datasets to compare yet.", ""]
+    lines += [
+        "At each fraction of D, the selector with the best average rank over the datasets, and every "
+        f"selector not significantly worse than it (alpha = {ALPHA}; Holm-corrected Wilcoxon signed-rank "
+        "tests on the datasets' mean errors, and Nemenyi on the average ranks).",
+        "",
+    ]
+    rows = []
+    for f, g in ranks.groupby("fraction", sort=True):
+        best = g.loc[g["best"], "selector"].iloc[0]
+        holm = ", ".join(g.loc[g["not_worse_holm"], "selector"])
+        nem = ", ".join(g.loc[g["not_worse_nemenyi"], "selector"])
+        p = g["p_ff"].iloc[0]
+        rows.append([_frac(f), str(int(g["datasets"].iloc[0])), best, holm, nem, f"{p:.3g}"])
+    lines += [
+        md_table(
+            [
+                "S / D",
+                "datasets",
+                "best average rank",
+                "not significantly worse (Wilcoxon–Holm)",
+                "not significantly worse (Nemenyi)",
+                "p (Iman–Davenport)",
+            ],
+            rows,
+        ),
+        "",
+    ]
+    skipped = [fc for fc in fcs if fc.comparison is None]
+    lines += [f"- {_frac(fc.fraction)}: no comparison — {fc.reason}" for fc in skipped]
+    return [*lines, ""] if skipped else lines
+
+
+def cd_section(
+    ctx: ReportContext, fcs: list[FractionComparison], ranks: pd.DataFrame, out: Path
+) -> list[str]:
+    """Average ranks per fraction (table) and the two CD diagrams of each fraction."""
+    lines = [
+        "## Critical-difference diagrams over the datasets, at each fraction of D",
+        "",
+        "Each dataset is one block: the selectors' mean test errors over the splits all of them finished, at "
+        "the S that the fraction resolves to on that dataset (S = max(1, round(f·D)), as in the run). Rank 1 "
+        "= lowest error; equal means share the rank. Bars join selectors that the test cannot tell apart: "
+        "Nemenyi (with its critical difference CD) and the more powerful Holm-corrected Wilcoxon signed-rank "
+        "tests (Demšar 2006). On a small D several fractions give the same S (iris, D = 4: S = 1 up to "
+        "30 %), so its block recurs. The all-features SVM is the reference column of the best-method "
+        "table, not a ranked selector.",
+        "",
+    ]
+    if ranks.empty:
+        return [*lines, "Nothing to compare yet.", ""]
+    piv = ranks.pivot(index="selector", columns="fraction", values="average_rank")
+    holm = ranks.pivot(index="selector", columns="fraction", values="not_worse_holm")
+    best = ranks.pivot(index="selector", columns="fraction", values="best")
+    piv = piv.loc[piv.mean(axis=1).sort_values(kind="stable").index]
+    rows = []
+    for sel, r in piv.iterrows():
+        cells = []
+        for f in piv.columns:
+            v = r[f]
+            if v != v:
+                cells.append("")
+                continue
+            txt = f"{v:.2f}"
+            if bool(best.loc[sel, f]):
+                txt = f"**{txt}**"
+            elif bool(holm.loc[sel, f]):
+                txt += " ≈"
+            cells.append(txt)
+        rows.append([sel, *cells, f"{r.mean():.2f}"])
+    write_table(
+        ranks,
+        out / "ranks_by_fraction",
+        "Average ranks over the datasets at each fraction of D",
+        "not_worse_*: not significantly worse than the selector with the best average rank (alpha = "
+        f"{ALPHA}).",
+    )
+    lines += [
+        "Average rank over the datasets (bold = best; ≈ = not significantly worse than it, Wilcoxon–Holm). "
+        f"Table: [`ranks_by_fraction.csv`]({ctx.rel(out / 'ranks_by_fraction.csv')}).",
+        "",
+        md_table(["selector", *(f"S = {_frac(f)} of D" for f in piv.columns), "mean"], rows),
+        "",
+    ]
+    for fc in fcs:
+        c = fc.comparison
+        if c is None:
+            continue
+        tag = f"{fc.fraction:g}".replace(".", "p")
+        avg, n, k = c.friedman.average_ranks, c.friedman.n_blocks, c.friedman.k
+        nem = save_figure(
+            plot_cd_diagram(
+                avg,
+                c.nemenyi_groups,
+                c.cd,
+                f"S = {_frac(fc.fraction)} of D: Nemenyi, N = {n} datasets, k = {k}",
+            ),
+            out / f"cd_nemenyi_{tag}",
+        )[0]
+        wil = save_figure(
+            plot_cd_diagram(
+                avg,
+                c.wilcoxon_groups,
+                None,
+                f"S = {_frac(fc.fraction)} of D: Wilcoxon–Holm, N = {n} datasets",
+            ),
+            out / f"cd_wilcoxon_holm_{tag}",
+        )[0]
+        write_table(
+            c.posthoc,
+            out / f"posthoc_{tag}",
+            f"Post-hoc tests at S = {_frac(fc.fraction)} of D",
+            f"Nemenyi CD = {c.cd:.3f}; Wilcoxon p-values Holm-adjusted over all pairs.",
+        )
+        fr = c.friedman
+        lines += [
+            f"### S = {_frac(fc.fraction)} of D",
+            "",
+            f"{n} datasets, {k} selectors; Friedman chi2_F = {fr.chi2:.2f} (p = {fr.p_chi2:.3g}), "
+            f"Iman–Davenport F_F = {fr.ff:.2f} (p = {fr.p_ff:.3g}); Nemenyi CD = {c.cd:.2f}. "
+            f"Every pair: [`posthoc_{tag}.csv`]({ctx.rel(out / f'posthoc_{tag}.csv')}).",
+            "",
+        ]
+        # the baseline's note ("left out, only at S = D") holds at every fraction: said once, above
+        notes = [n for n in c.blocks.notes if "all-features baseline" not in n]
+        lines += [f"- {note}" for note in notes] + ([""] if notes else [])
+        lines += _fig(ctx, nem, f"CD diagram, Nemenyi, {_frac(fc.fraction)}")
+        lines += _fig(ctx, wil, f"CD diagram, Wilcoxon-Holm, {_frac(fc.fraction)}")
+    return lines
+
+
+def cost_section(ctx: ReportContext, sets: list[ResultSet], ranks: pd.DataFrame, out: Path) -> list[str]:
+    """Accuracy (mean rank, mean error) against median selection time, with the Pareto front."""
+    lines = ["## Accuracy against selection time", ""]
+    times = selection_time(sets)
+    if ranks.empty or times.empty:
+        return [*lines, "Nothing to compare yet.", ""]
+    by_rank = accuracy_vs_time(ranks, times, "average_rank")
+    by_err = accuracy_vs_time(ranks, times, "mean_error").set_index("selector")
+    table = by_rank.merge(times, on=["selector", "median_fit_cpu_s"], how="left")
+    table["mean_error"] = table["selector"].map(by_err["mean_error"])
+    table["pareto_error"] = table["selector"].map(by_err["pareto"])
+    table = table.rename(columns={"pareto": "pareto_rank"})
+    write_table(
+        table,
+        out / "accuracy_vs_time",
+        "Accuracy against selection time",
+        "average_rank and mean_error: means over the fractions of D; median_fit_cpu_s over every task.",
+    )
+    png = plot_accuracy_vs_time(
+        by_rank, out / "accuracy_vs_time", "average_rank", "mean rank over the datasets and fractions of D"
+    )[0]
+    rows = [
+        [
+            r.selector,
+            f"{r.average_rank:.2f}",
+            _pct(r.mean_error),
+            f"{r.median_fit_cpu_s:.3g}",
+            f"{r.total_fit_cpu_h:.3g}",
+            "yes" if r.pareto_rank else "",
+            "yes" if r.pareto_error else "",
+        ]
+        for r in table.itertuples(index=False)
+    ]
+    lines += [
+        "One point per selector: its mean rank over the datasets, averaged over the fractions of D (y), "
+        "against the median CPU time of one selection (the selector's fit, not the SVM; every dataset and "
+        "split counts once) (x, log scale). On the Pareto front (red): no other selector is both at least as "
+        "fast and at least as accurate. The table gives the same with the mean test error in place of the "
+        "rank.",
+        "",
+        *_fig(ctx, png, "accuracy against selection time"),
+        md_table(
+            [
+                "selector",
+                "mean rank",
+                "mean error %",
+                "median fit CPU s",
+                "total fit CPU h",
+                "Pareto (rank)",
+                "Pareto (error)",
+            ],
+            rows,
+        ),
+        "",
+    ]
+    return lines
+
+
+def best_section(
+    ctx: ReportContext, sets: list[ResultSet], fcs: list[FractionComparison], out: Path
+) -> list[str]:
+    """The lowest-error selector of every dataset at each fraction, and overall."""
+    lines = ["## Best method per dataset", ""]
+    best = best_per_dataset(fcs)
+    if best.empty:
+        return [*lines, "Nothing to compare yet.", ""]
+    write_table(best, out / "best_per_dataset", "Best method per dataset", "")
+    sizes = dataset_sizes(sets)
+    base = _baseline_errors(sets)
+    fractions = sorted(best["fraction"].unique())
+    rows = []
+    for (src, ds), g in best.groupby(["source", "dataset"], sort=True):
+        g = g.set_index("fraction")
+        cells = [
+            f"{_names(g.loc[f, 'best'])} ({_pct(g.loc[f, 'best_error'])}, S = {int(g.loc[f, 'S'])})"
+            if f in g.index
+            else ""
+            for f in fractions
+        ]
+        top = g[g["overall"]].iloc[0]
+        overall = f"{_names(top['best'])} at {_frac(top.name)} ({_pct(top['best_error'])})"
+        rows.append(
+            [ds, str(sizes.get((src, ds), "?")), *cells, overall, _pct(base.get((src, ds), float("nan")))]
+        )
+    lines += [
+        "The rule: at each fraction, the selector(s) with the lowest mean test error (%) over the splits "
+        "that every compared selector finished (equal means are all named, or counted where more than four "
+        "tie); *overall*, the lowest of those "
+        "over the fractions, at the smallest fraction that reaches it. *All features*: the SVM on all D "
+        "features (mean over the same repeats). Table: "
+        f"[`best_per_dataset.csv`]({ctx.rel(out / 'best_per_dataset.csv')}).",
+        "",
+        md_table(
+            ["dataset", "D", *(f"{_frac(f)} of D" for f in fractions), "overall", "all features"],
+            rows,
+        ),
+        "",
+    ]
+    return lines
+
+
+def _baseline_errors(sets: list[ResultSet]) -> dict[tuple[str, str], float]:
+    """Mean test error of the all-features baseline per (source, dataset)."""
+    out: dict[tuple[str, str], float] = {}
+    for rs in sets:
+        r = rs.results
+        b = r[r["selector"].astype(str).isin(rs.baseline_labels) & (r["status"] == "ok")]
+        for ds, e in b.groupby("dataset")["error"].mean().items():
+            out[(rs.source, str(ds))] = float(e)
+    return out
+
+
+def stability_section(
+    ctx: ReportContext, sets: list[ResultSet], fractions: list[float], out: Path
+) -> list[str]:
+    """Mean Nogueira stability over the datasets, per selector and fraction."""
+    lines = ["## Stability (Nogueira)", ""]
+    stab = stability_table(sets, alpha=ALPHA)
+    if stab.empty:
+        return [*lines, "No rankings to compare.", ""]
+    write_table(
+        stab,
+        out / "stability",
+        "Stability of the top-S subsets across repeats",
+        "Per dataset, selector and S: Kuncheva and Nogueira et al. (2018) with its CI.",
+    )
+    at = at_fractions(stab[stab["n_features"] < stab["d"]], fractions)
+    if at.empty:
+        return [*lines, "No S below D at the fractions.", ""]
+    piv = at.groupby(["selector", "fraction"])["nogueira"].mean().unstack("fraction")
+    piv = piv.loc[piv.mean(axis=1).sort_values(ascending=False, kind="stable").index]
+    rows = [
+        [sel, *(f"{v:.2f}" if v == v else "–" for v in r), f"{r.mean():.2f}"] for sel, r in piv.iterrows()
+    ]
+    lines += [
+        "Nogueira et al.'s (2018) stability Φ̂ of the top-S feature sets over the repeats (1 = the same set "
+        "every time, 0 = what a random choice gives), at the fraction's S on each dataset, averaged over the "
+        "datasets (S = D left out). Per dataset, with CIs: "
+        f"[`stability.csv`]({ctx.rel(out / 'stability.csv')}).",
+        "",
+        md_table(["selector", *(f"{_frac(f)} of D" for f in piv.columns), "mean"], rows),
+        "",
+    ]
+    return lines
+
+
+def ground_truth_section(ctx: ReportContext, sets: list[ResultSet], out: Path) -> list[str]:
+    """Recovery of the known relevant features on the synthetic datasets."""
+    lines = ["## Ground truth on the toys", ""]
+    share, success = ground_truth_tables(sets, alpha=ALPHA)
+    if success.empty:
+        return [*lines, "No dataset with known relevant features.", ""]
+    write_table(success, out / "ground_truth_success", "Exact recovery of the relevant features", "")
+    write_table(share, out / "ground_truth", "Relevant features in the top S", "")
+    at_r = share[share["n_features"] == share["relevant"]]
+    rows = []
+    for (ds, sel), g in success.groupby(["dataset", "selector"], sort=True):
+        s = g.iloc[0]
+        rec = at_r[(at_r["dataset"] == ds) & (at_r["selector"] == sel)]["recall"]
+        rows.append(
+            [
+                ds,
+                sel,
+                str(int(s["relevant"])),
+                f"{int(s['successes'])}/{int(s['repeats'])}",
+                f"{100 * s['success_rate']:.0f} [{100 * s['ci_low']:.0f}, {100 * s['ci_high']:.0f}]",
+                _pct(rec.mean()) if len(rec) else "–",
+            ]
+        )
+    lines += [
+        "On the synthetic datasets the relevant features are known (Weston et al. 2001: the linear toy's "
+        "first 6 features; the nonlinear toy's x1 and x2, where x2 alone is independent of y). *Exact*: "
+        f"share of repeats (%, {100 * (1 - ALPHA):g} % Wilson CI) whose top r features are exactly the r "
+        "relevant ones; *recall at r*: mean share of the relevant features in the top r. Per S: "
+        f"[`ground_truth.csv`]({ctx.rel(out / 'ground_truth.csv')}).",
+        "",
+        md_table(["dataset", "selector", "r", "exact", "exact % [CI]", "recall at r %"], rows),
+        "",
+    ]
+    return lines
+
+
+def similarity_section(ctx: ReportContext, sets: list[ResultSet], out: Path) -> list[str]:
+    """Mean Spearman correlation between the selectors' rankings, clustered (Bommert et al. 2020)."""
+    lines = ["## Similarity of the selectors' rankings", ""]
+    # the all-features baseline's order is arbitrary: not a ranking to compare
+    baseline = set().union(*(rs.baseline_labels for rs in sets))
+    rankers = sorted({str(s) for rs in sets for s in rs.rankers()["selector"]} - baseline)
+    sim, n = ranking_similarity(sets, selectors=rankers)
+    if sim.empty:
+        return [*lines, "Fewer than two selectors with complete rankings.", ""]
+    order = cluster_order(sim)
+    write_table(
+        sim.loc[order, order].round(3).reset_index(names="selector"),
+        out / "similarity_spearman",
+        "Similarity of the selectors' rankings",
+        "Mean Spearman correlation over the splits both selectors ran; clustered order.",
+    )
+    png = plot_similarity(sim, out / "similarity", "Spearman correlation of the rankings")[0]
+    lines += [
+        "Mean Spearman correlation between two selectors' complete rankings of the D features on the same "
+        f"split, over every dataset and repeat both ran (at most {int(n.to_numpy().max())} splits per pair), "
+        "clustered by average linkage on 1 − correlation, as Bommert et al. (2020) cluster filter methods. "
+        "Methods in one cluster order the features alike, so they tend to pick the same sets. Matrix: "
+        f"[`similarity_spearman.csv`]({ctx.rel(out / 'similarity_spearman.csv')}).",
+        "",
+        *_fig(ctx, png, "similarity of the rankings"),
+    ]
+    return lines
+
+
+def sections(ctx: ReportContext) -> list[str]:
+    """Every analysis of the benchmark, as Markdown lines; tables and figures under ``<results>/analysis``."""
+    parts = [s for s in load_result_sets([ctx.results_dir]) if "diagnostic" not in s.results.columns]
+    if not parts:
+        return ["The benchmark has not been run yet (no results.csv).", ""]
+    # the benchmark and any config run beside it with `base: benchmark.yaml` (a selector of one's own):
+    # the same splits, so one experiment (checked on split_seed; notes.md, "Your own selector")
+    sets = [pool_result_sets(parts, "benchmark")]
+    out = ctx.results_dir / OUT
+    out.mkdir(parents=True, exist_ok=True)
+    fractions = fraction_grid(sets)
+    # a selector without results on some dataset would drop that dataset for all: compared without it
+    complete, missing = complete_selectors(sets)
+    fcs = compare_at_fractions(sets, fractions, alpha=ALPHA, selectors=complete if missing else None)
+    ranks = rank_table(fcs)
+    left_out = [
+        f"- `{sel}` has no finished task on {', '.join(ds)}: left out of the comparisons (its tables "
+        "in `benchmark/` keep what it did)."
+        for sel, ds in missing.items()
+    ]
+    return [
+        *headline(fcs, ranks),
+        *([*left_out, ""] if left_out else []),
+        *cd_section(ctx, fcs, ranks, out),
+        *cost_section(ctx, sets, ranks, out),
+        *best_section(ctx, sets, fcs, out),
+        *stability_section(ctx, sets, fractions, out),
+        *ground_truth_section(ctx, sets, out),
+        *similarity_section(ctx, sets, out),
+    ]

@@ -1,0 +1,119 @@
+"""The benchmark's report (configs/benchmark: notes.md + hooks.py, no paper values), built by ``fsbench
+build`` from a small synthetic benchmark whose answer is known: ``good`` is best on every dataset at every
+fraction of D, and the only selector that ranks the toy's relevant features first."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import REPO
+from results_helpers import fixed_ranker, random_ranker, write_result_dir
+
+from fsbench.build import BuildError, build
+from fsbench.config_files import fraction_size
+
+FRACTIONS = (0.1, 0.3)
+SIZES = {"a": 10, "b": 20, "c": 40, "weston_nonlinear": 52}
+ERRORS = {"good": 0.1, "mid": 0.2, "all": 0.25, "bad": 0.3}
+
+
+def _benchmark(results: Path) -> Path:
+    for i, (ds, d) in enumerate(SIZES.items()):
+        path = write_result_dir(
+            results / "benchmark" / "benchmark" / ds,
+            experiment="benchmark",
+            dataset=ds,
+            d=d,
+            selectors={"good": fixed_ranker([0, 1], d), "mid": random_ranker(d), "bad": random_ranker(d)},
+            error=lambda sel, n, r, s, rng: ERRORS[sel] + 0.01 * rng.random(),
+            s_values=tuple(sorted({fraction_size(f, d) for f in FRACTIONS})),
+            repeats=4,
+            seed=i,
+        )
+        info = json.loads((path / "run.json").read_text())
+        info["effective_config"]["protocol"] = {"n_features": {"fraction_of_D": list(FRACTIONS)}}
+        info.update(n_tasks=1, n_done=1, n_failed=0)  # finished (the build refuses a partial run)
+        (path / "run.json").write_text(json.dumps(info))
+    return results
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    results = _benchmark(tmp_path_factory.mktemp("bench") / "results")
+    summary = build(results, REPO / "configs", papers=["benchmark"])
+    assert summary.papers == ["benchmark"]
+    return results / "benchmark"
+
+
+def test_the_report_has_every_section(built):
+    text = (built / "REPORT.md").read_text()
+    assert text.startswith("# Benchmark")
+    for heading in (
+        "## Headline",
+        "## Critical-difference diagrams over the datasets, at each fraction of D",
+        "## Accuracy against selection time",
+        "## Best method per dataset",
+        "## Stability (Nogueira)",
+        "## Ground truth on the toys",
+        "## Similarity of the selectors' rankings",
+        "## Runs",
+    ):
+        assert heading in text, heading
+    # the hand-written notes come first, from configs/benchmark/notes.md
+    notes = (REPO / "configs" / "benchmark" / "notes.md").read_text().strip().splitlines()[0]
+    assert notes in text
+    # every linked figure exists
+    for line in text.splitlines():
+        if line.startswith("!["):
+            assert (built / line.split("](", 1)[1].rstrip(")")).is_file(), line
+
+
+def test_cd_numbers_at_each_fraction(built):
+    ranks = pd.read_csv(built / "analysis" / "ranks_by_fraction.csv")
+    assert sorted(ranks["fraction"].unique()) == list(FRACTIONS)
+    for f in FRACTIONS:
+        g = ranks[ranks["fraction"] == f].set_index("selector")
+        assert g.loc["good", "average_rank"] == 1.0 and g.loc["mid", "average_rank"] == 2.0
+        assert g.loc["bad", "average_rank"] == 3.0
+        assert (g["datasets"] == len(SIZES)).all()
+        tag = f"{f:g}".replace(".", "p")
+        assert (built / "analysis" / f"cd_nemenyi_{tag}.png").is_file()
+        assert (built / "analysis" / f"cd_wilcoxon_holm_{tag}.png").is_file()
+    assert "all" not in set(ranks["selector"])  # the baseline exists only at S = D
+    text = (built / "REPORT.md").read_text()
+    assert "| 10 % | 4 | good |" in text  # headline: best average rank at 10 % of D over 4 datasets
+
+
+def test_best_per_dataset_and_accuracy_vs_time(built):
+    best = pd.read_csv(built / "analysis" / "best_per_dataset.csv")
+    assert set(best["best"]) == {"good"}
+    assert sorted(best.loc[best["overall"], "dataset"]) == sorted(SIZES)
+    want = {(ds, f): fraction_size(f, d) for ds, d in SIZES.items() for f in FRACTIONS}
+    assert {(r.dataset, r.fraction): r.S for r in best.itertuples()} == want
+    acc = pd.read_csv(built / "analysis" / "accuracy_vs_time.csv").set_index("selector")
+    # equal fit times: the most accurate selector alone is on the front
+    assert acc.loc["good", "pareto_rank"] and not acc.loc["bad", "pareto_rank"]
+    assert acc.loc["good", "average_rank"] == 1.0
+
+
+def test_ground_truth_and_similarity(built):
+    gt = pd.read_csv(built / "analysis" / "ground_truth_success.csv").set_index("selector")
+    assert gt.loc["good", "success_rate"] == 1.0  # ranks x1, x2 first in every repeat
+    assert set(gt["dataset"]) == {"weston_nonlinear"}
+    sim = pd.read_csv(built / "analysis" / "similarity_spearman.csv").set_index("selector")
+    assert set(sim.index) == {"good", "mid", "bad"}  # the baseline's arbitrary order is not a ranking
+    assert np.allclose(np.diag(sim.loc[sim.index, sim.index].to_numpy()), 1.0)
+
+
+def test_a_benchmark_not_run_yet_is_not_built(tmp_path):
+    results = tmp_path / "results"
+    (results / "other").mkdir(parents=True)
+    with pytest.raises(BuildError, match="benchmark: not run yet"):
+        build(results, REPO / "configs", papers=["benchmark"])
+    (results / "benchmark").mkdir()  # a folder without a result table (e.g. a run's leftovers)
+    with pytest.raises(BuildError, match="not run yet"):
+        build(results, REPO / "configs", papers=["benchmark"])
