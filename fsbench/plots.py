@@ -21,6 +21,10 @@ A sweep with a single value is a table row, not a figure: a figure is drawn only
 has a curve (two or more points). The legend is outside the axes (right side), so it never covers data;
 integer axes (S, n_train) get integer ticks; the error is in % like the report's tables.
 
+This module draws the error curves and writes a directory's files (:func:`plot_results`); the CPU-time
+figures and tables are :mod:`fsbench.plots_cpu`, the style both share (axes, save, legend, ticks, line
+styles) :mod:`fsbench.figure_style`.
+
 **Kernel-space transformers** (no ranking of the input features: an empty ``order`` in ``rankings.csv``)
 are evaluated at the requested S up to their output dimension and at that dimension itself, which can
 depend on the training data (``fsbench.protocol.transform_grid``): a task's largest S is its own
@@ -32,57 +36,30 @@ method at the mean dimension and mean error, with ± sd bars over the repeats, n
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-import matplotlib
+import pandas as pd
+from joblib import Parallel, delayed
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-from joblib import Parallel, delayed  # noqa: E402
-from matplotlib.axes import Axes  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.image import imsave  # noqa: E402
-from matplotlib.lines import Line2D  # noqa: E402
-from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullLocator  # noqa: E402
-from matplotlib.transforms import Bbox  # noqa: E402
-from scipy import stats  # noqa: E402
-
-from fsbench.results.loading import (  # noqa: E402
-    find_result_dirs,
-    is_diagnostic,
-    read_rankings,
-    read_results,
+from fsbench.figure_style import (
+    OWN_MARKER,
+    _finish,
+    _new_figure,
+    _percent,
+    _save,
+    _selector_names,
+    selector_styles,
+    summarize,
 )
-from fsbench.results.schema import BASELINE  # noqa: E402
-from fsbench.results.tables import figure_metadata, to_markdown  # noqa: E402
+from fsbench.plots_cpu import _cpu_tables, cpu_figures, dataset_dims
+from fsbench.results.loading import find_result_dirs, is_diagnostic, read_rankings, read_results
+from fsbench.results.schema import BASELINE
 
-PROPOSED = {"sas", "scss", "kfds", "sfs"}
 #: Default band rule: confidence bands only in figures with at most this many selectors (baseline included).
 BANDS_MAX = 5
-#: Markers cycled independently of the 10 tab10 colours: 7 and 10 are coprime, so the first 70
-#: selectors of a figure all get a distinct (colour, marker) pair.
-MARKERS = ("o", "s", "^", "D", "v", "P", "X")
-#: An x range spanning at least this factor (max / min) is drawn on a log scale (n_train 5 … 1000 in
-#: Ramona 2012 Table VIII, S 10 … 4000 on Lymphoma): on a linear axis the small values, where the
-#: curves differ most, are squeezed into the first few pixels.
-LOG_X_RATIO = 50
-#: Legend entries per column before the legend gets a second column.
-LEGEND_ROWS = 14
-YLABEL = "test error (%)"
-#: Resolution of the PNGs (the PDFs are vector): 100 dpi keeps the figures sharp on screen.
-DPI = 100
-#: The axes of every figure in inches (left, bottom, width, height) and the canvas around them: room
-#: for tick labels and title, and right of the axes for a two-column legend; the saved files are cropped.
-AXES_INCHES = (1.1, 0.6, 4.65, 3.1)
-CANVAS_INCHES = (13.0, 4.2)
-#: White margin around the drawn content of a saved figure.
-PAD_INCHES = 0.1
-#: Marker of a transformer's own output dimension.
-OWN_MARKER = "*"
 #: The columns of results.csv the figures read.
 FIGURE_COLUMNS = [
     "experiment",
@@ -98,21 +75,10 @@ FIGURE_COLUMNS = [
     "status",
     "task_id",
 ]
-#: Fewest distinct n_train (or D) values for a CPU-time figure: two points always lie on a line.
-CPU_MIN_POINTS = 3
 
 
 class PlotError(ValueError):
     """A user error of ``fsbench plot`` (e.g. an unknown selector); reported as one line."""
-
-
-def summarize(df: pd.DataFrame, by: list[str], value: str = "error") -> pd.DataFrame:
-    """Mean, std, count and 95 % CI half-width of ``value`` over repeats."""
-    g = df.groupby(by, sort=False)[value]
-    s = g.agg(mean="mean", std="std", n="count").reset_index()
-    tcrit = stats.t.ppf(0.975, np.maximum(s["n"] - 1, 1))
-    s["ci95"] = np.where(s["n"] > 1, tcrit * s["std"].fillna(0) / np.sqrt(s["n"]), 0.0)
-    return s
 
 
 # --------------------------------------------------------------------------- choosing selectors
@@ -188,80 +154,6 @@ def check_selectors(tables: list[pd.DataFrame], wanted: list[str] | None) -> Non
         )
 
 
-# --------------------------------------------------------------------------- figures
-def selector_styles(df: pd.DataFrame) -> dict[str, dict]:
-    """Line style per selector label: black solid baseline; otherwise tab10 colour and a marker in
-    table order, dotted for the paper's own methods.
-
-    Styles come from the whole (selected) table, not one figure, so a selector looks the same in every
-    figure of an experiment.
-    """
-    names = _selector_names(df)
-    colours = plt.get_cmap("tab10").colors
-    styles: dict[str, dict] = {}
-    i = 0
-    for sel in df["selector"].drop_duplicates():
-        name = names.get(sel, sel)
-        if name == BASELINE:
-            styles[sel] = {"color": "black", "linestyle": "-", "linewidth": 1.8, "zorder": 3}
-            continue
-        styles[sel] = {
-            "color": colours[i % len(colours)],
-            "marker": MARKERS[i % len(MARKERS)],
-            "markersize": 4,
-            "linestyle": ":" if name in PROPOSED else "-",
-            "linewidth": 1.4,
-        }
-        i += 1
-    return styles
-
-
-def _new_figure() -> tuple[Figure, Axes]:
-    """A figure with one axes of fixed size in inches (:data:`AXES_INCHES`) and room right of it for the
-    legend: everything is drawn inside the canvas, so :func:`_save` crops the rendered pixels instead of
-    laying the figure out once more to measure it."""
-    left, bottom, w, h = AXES_INCHES
-    W, H = CANVAS_INCHES
-    fig = plt.figure(figsize=(W, H), dpi=DPI)
-    ax = fig.add_axes((left / W, bottom / H, w / W, h / H))
-    return fig, ax
-
-
-def _save(fig: Figure, stem: Path) -> list[Path]:
-    """Save ``stem.png`` and ``stem.pdf`` cropped to the drawn content (the legend outside the axes
-    included), with a margin of :data:`PAD_INCHES`, and close the figure.
-
-    The figure is rendered once (Agg) and the crop box read from its pixels; the PNG is that crop and the
-    PDF is drawn with the same box. ``bbox_inches="tight"`` would lay every figure out once more per format
-    to measure it (a third of the time of ``fsbench plot`` on the committed tree).
-    """
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        fig.canvas.draw()
-        rgba = np.asarray(fig.canvas.buffer_rgba())
-        ink = (rgba[..., :3] < 255).any(axis=2) & (rgba[..., 3] > 0)
-        rows, cols = np.flatnonzero(ink.any(axis=1)), np.flatnonzero(ink.any(axis=0))
-        height, width = ink.shape
-        pad = round(PAD_INCHES * fig.dpi)
-        y0, y1 = max(rows[0] - pad, 0), min(rows[-1] + 1 + pad, height)
-        x0, x1 = max(cols[0] - pad, 0), min(cols[-1] + 1 + pad, width)
-        png = stem.with_suffix(".png")
-        imsave(png, rgba[y0:y1, x0:x1], dpi=fig.dpi, metadata=figure_metadata(png))
-        pdf = stem.with_suffix(".pdf")
-        # pixel rows count from the top, PDF inches from the bottom
-        box = Bbox.from_extents(x0 / fig.dpi, (height - y1) / fig.dpi, x1 / fig.dpi, (height - y0) / fig.dpi)
-        fig.savefig(pdf, bbox_inches=box, metadata=figure_metadata(pdf))
-    finally:
-        plt.close(fig)
-    return [png, pdf]
-
-
-def _selector_names(df: pd.DataFrame) -> dict[str, str]:
-    if "selector_name" not in df.columns:
-        return {}
-    return df.drop_duplicates("selector").set_index("selector")["selector_name"].to_dict()
-
-
 def _use_bands(bands: bool | None, n_selectors: int) -> bool:
     return n_selectors <= BANDS_MAX if bands is None else bool(bands)
 
@@ -276,76 +168,6 @@ def _band(ax: Axes, x, d: pd.DataFrame, color, alpha: float) -> None:
         alpha=alpha,
         linewidth=0,
     )
-
-
-def _legend(ax: Axes, note: str, extra: list | None = None) -> None:
-    """The legend outside the axes, right of them, so that no curve is ever hidden behind it."""
-    handles, labels = ax.get_legend_handles_labels()
-    for h in extra or ():
-        handles.append(h)
-        labels.append(h.get_label())
-    ax.legend(
-        handles,
-        labels,
-        loc="upper left",
-        bbox_to_anchor=(1.02, 1.0),
-        borderaxespad=0.0,
-        fontsize=8,
-        ncol=1 if len(labels) <= LEGEND_ROWS else 2,
-        title=note,
-        title_fontsize=7,
-        alignment="left",
-        frameon=False,
-    )
-
-
-def _finish(ax: Axes, xlabel: str, title: str, bands: bool, partial: bool = False, own: bool = False) -> None:
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(YLABEL)
-    ax.set_title(title, fontsize=9)
-    ax.grid(alpha=0.3)
-    _integer_x(ax)
-    note = "mean over the repeats" + (" that reached the point" if partial else "")
-    note += "\nband: 95 % CI of the mean" if bands else ""
-    note += "\nhollow: not every repeat reached it" if partial else ""
-    extra = []
-    if own:
-        extra.append(
-            Line2D(
-                [],
-                [],
-                color="0.3",
-                marker=OWN_MARKER,
-                markersize=9,
-                linestyle="none",
-                label="own output dimension\n(mean ± sd over repeats)",
-            )
-        )
-    _legend(ax, note, extra)
-
-
-def _integer_x(ax: Axes) -> None:
-    """Integer ticks on the x axis (S and n_train are counts: no 12.5 features), log scale for wide ranges."""
-    x = np.concatenate([np.asarray(line.get_xdata(), dtype=float) for line in ax.get_lines()] or [[]])
-    x = x[np.isfinite(x)]
-    if len(x) and x.min() > 0 and x.max() / x.min() >= LOG_X_RATIO:
-        ax.set_xscale("log")
-        _log_ticks(ax.xaxis)
-    else:
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True, steps=[1, 2, 5, 10]))
-
-
-def _log_ticks(axis) -> None:
-    """1-2-5 steps on a log axis (all integers from 1 up), as plain numbers, not 10^k."""
-    axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:.0f}" if v >= 1 else f"{v:g}"))
-    # no minor ticks: between 1-2-5 majors they add nothing to read, and each one costs drawing time
-    axis.set_minor_locator(NullLocator())
-
-
-def _percent(df: pd.DataFrame) -> pd.DataFrame:
-    """The error in % (the report's unit)."""
-    return df.assign(error=100 * df["error"])
 
 
 # --------------------------------------------------------------------------- transformers' dimensions
@@ -596,8 +418,9 @@ def experiment_figures(
     * ``error_vs_S_<dataset>_<kernel>_n<n>`` per training size where some selector has two or more S;
     * ``error_vs_n_<dataset>_<kernel>_S<S>`` per requested S where some selector has it at two or more
       training sizes, and ``…_own_dim`` for the transformers whose own dimension is data-determined;
-    * ``cpu_vs_n_<dataset>_<kernel>`` where n_train takes :data:`CPU_MIN_POINTS` or more values, and
-      ``cpu_vs_D_<kernel>_n<n>`` where that many datasets of known, different D share one n_train.
+    * ``cpu_vs_n_<dataset>_<kernel>`` where n_train takes :data:`fsbench.plots_cpu.CPU_MIN_POINTS` or
+      more values, and ``cpu_vs_D_<kernel>_n<n>`` where that many datasets of known, different D share
+      one n_train (:func:`fsbench.plots_cpu.cpu_figures`).
 
     A single value (one S, one n) is a table row, not a figure.
 
@@ -654,144 +477,6 @@ def experiment_figures(
                 figure_error_vs_n(own, title, bands, styles, own_dim=True),
             )
     yield from cpu_figures(ok, styles, dims)
-
-
-# --------------------------------------------------------------------------- CPU time
-def loglog_slope(x: Iterable[float], y: Iterable[float]) -> float:
-    """Least-squares slope of log y on log x over the points with x, y > 0 (NaN below two points)."""
-    x, y = np.asarray(list(x), dtype=float), np.asarray(list(y), dtype=float)
-    keep = (x > 0) & (y > 0) & np.isfinite(x) & np.isfinite(y)
-    if np.unique(x[keep]).size < 2:
-        return float("nan")
-    return float(np.polyfit(np.log(x[keep]), np.log(y[keep]), 1)[0])
-
-
-def _fit_from(values: list) -> float:
-    """Smallest x of the exponent fit: the upper half of the x values (at least two), where the growth
-    dominates the fixed costs that flatten small problems."""
-    v = sorted(values)
-    return v[len(v) - max(2, math.ceil(len(v) / 2))]
-
-
-def figure_cpu_vs(
-    tasks: pd.DataFrame, x: str, xlabel: str, title: str, styles: dict[str, dict] | None = None
-) -> Figure:
-    """Median selection CPU time per selector vs ``x`` (log–log), the fitted exponent in the legend.
-
-    Parameters
-    ----------
-    tasks : DataFrame
-        One row per fit: ``selector``, ``x`` and ``fit_cpu_s`` (the baseline left out).
-    x : str
-        The column on the x axis (``n_train``, or ``D``).
-    xlabel, title : str
-        Axis label and title.
-    styles : dict or None
-        Line style per label.
-
-    Returns
-    -------
-    Figure
-        Not saved, not closed. Each legend label ends with ``∝ x^b``, b the least-squares slope of log
-        median CPU on log x over the upper half of the x values (:func:`loglog_slope`).
-    """
-    styles = styles or selector_styles(tasks)
-    sym = "n" if x == "n_train" else x
-    xs = sorted(tasks[x].unique())
-    x0 = _fit_from(xs)
-    fig, ax = _new_figure()
-    for sel, d in tasks.groupby("selector", sort=False):
-        med = d.groupby(x)["fit_cpu_s"].median().sort_index()
-        med = med[med > 0]  # process_time can read 0 s for the fastest fits: no place on a log axis
-        b = loglog_slope(med.index[med.index >= x0], med[med.index >= x0])
-        label = f"{sel}: ∝ {sym}^{b:.2f}" if np.isfinite(b) else f"{sel} (no fit)"
-        st = {k: v for k, v in styles[sel].items() if k != "zorder"}
-        ax.plot(med.index, med.to_numpy(), label=label, **st)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    _log_ticks(ax.xaxis)
-    if len(xs) <= 10:  # a tick at every n (or D) of the sweep
-        ax.set_xticks(xs, [f"{v:g}" for v in xs])
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel("selection (fit) CPU time (s), median over repeats")
-    ax.set_title(title, fontsize=9)
-    ax.yaxis.set_minor_locator(NullLocator())  # decades only: the minor ticks cost most of the drawing
-    ax.grid(alpha=0.3)
-    note = f"exponent: least-squares slope of\nlog CPU on log {sym} over {sym} ≥ {x0:g}"
-    _legend(ax, note)
-    return fig
-
-
-def dataset_dims(rankings: pd.DataFrame | None) -> dict[str, int]:
-    """Number of input features D per dataset: the length of its longest ranking (a full ranking)."""
-    if rankings is None or rankings.empty:
-        return {}
-    lens = rankings.groupby("dataset")["order_len"].max()
-    return {str(k): int(v) for k, v in lens.items() if v > 0}
-
-
-def cpu_figures(
-    ok: pd.DataFrame, styles: dict[str, dict] | None = None, dims: dict[str, int] | None = None
-) -> Iterator[tuple[str, Figure]]:
-    """``cpu_vs_n`` per (dataset, kernel) swept over n_train and ``cpu_vs_D`` per (kernel, n_train) shared
-    by datasets of different D, each where there are :data:`CPU_MIN_POINTS` or more x values."""
-    t = ok[(ok["status"] == "ok") & (ok["selector_name"] != BASELINE)].drop_duplicates("task_id")
-    if t.empty:
-        return
-    styles = styles or selector_styles(t)
-    exp = str(t["experiment"].iloc[0])
-    for (ds, kern), d in t.groupby(["dataset", "kernel"], sort=False):
-        if d["n_train"].nunique() >= CPU_MIN_POINTS:
-            title = f"{exp}: {ds}, {kern} kernel — selection CPU time vs n"
-            yield (
-                f"cpu_vs_n_{ds}_{kern}",
-                figure_cpu_vs(d, "n_train", "number of training samples n", title, styles),
-            )
-    if not dims:
-        return
-    t = t.assign(D=t["dataset"].map(dims))
-    for (kern, n), d in t[t["D"].notna()].groupby(["kernel", "n_train"], sort=False):
-        if d.groupby("D")["dataset"].nunique().max() == 1 and d["D"].nunique() >= CPU_MIN_POINTS:
-            title = f"{exp}: {kern} kernel, n_train={n} — selection CPU time vs D"
-            yield (
-                f"cpu_vs_D_{kern}_n{n}",
-                figure_cpu_vs(d.astype({"D": int}), "D", "number of input features D", title, styles),
-            )
-
-
-def cpu_table(df: pd.DataFrame) -> pd.DataFrame:
-    """Mean selection CPU time per (dataset, kernel, n_train, selector), normalised to the fastest.
-
-    One value per task (rows of the same task share the fit time), so tasks are deduplicated first.
-    """
-    t = df[df["status"] == "ok"].drop_duplicates("task_id")
-    t = t[t["selector_name"] != BASELINE]
-    if t.empty:
-        return pd.DataFrame()
-    g = t.groupby(["dataset", "kernel", "n_train", "selector"], sort=False)["fit_cpu_s"]
-    s = g.agg(mean_cpu_s="mean", median_cpu_s="median", tasks="count").reset_index()
-    fastest = s.groupby(["dataset", "kernel", "n_train"])["mean_cpu_s"].transform("min")
-    s["normalised"] = s["mean_cpu_s"] / fastest.where(fastest > 0, np.nan)
-    return s
-
-
-def cpu_table_wide(df: pd.DataFrame, table: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Ramona 2012 Tables VIII/IX layout: one row per selector, one column per (dataset, n_train), mean
-    selection CPU time normalised to the single fastest entry of the whole table (``table``: the
-    :func:`cpu_table` of ``df`` where already computed)."""
-    s = cpu_table(df) if table is None else table
-    if s.empty:
-        return s
-    col = s["dataset"].astype(str) + " n=" + s["n_train"].astype(str)
-    if s["dataset"].nunique() == 1:
-        col = "n=" + s["n_train"].astype(str)
-    elif s["n_train"].nunique() == 1:
-        col = s["dataset"].astype(str)
-    s = s.assign(column=col)
-    wide = s.pivot_table(index="selector", columns="column", values="mean_cpu_s", sort=False)
-    wide = wide[list(dict.fromkeys(col))]
-    fastest = np.nanmin(wide.to_numpy())
-    return (wide / fastest).reset_index() if fastest > 0 else wide.reset_index()
 
 
 def plot_results(
@@ -867,28 +552,3 @@ def _draw_dir(d: Path, df: pd.DataFrame, target: Path, bands: bool | None) -> tu
         written += _save(fig, target / stem)
         n_figures += 1
     return written + _cpu_tables(df, target), n_figures
-
-
-def _cpu_tables(df: pd.DataFrame, target: Path) -> list[Path]:
-    """cpu_time.csv / .md and cpu_time_table.md of one results table (none without selection times)."""
-    table = cpu_table(df)
-    if table.empty:
-        return []
-    exp = str(df["experiment"].iloc[0])
-    target.mkdir(parents=True, exist_ok=True)
-    csv_path = target / "cpu_time.csv"
-    table.to_csv(csv_path, index=False)
-    md_path = target / "cpu_time.md"
-    md_path.write_text(
-        f"# Selection CPU time — {exp}\n\nMean `time.process_time` of the selector's fit "
-        "per task; `normalised` = mean / fastest selector of the same dataset, kernel "
-        "and n_train (as in Ramona 2012 Tables VIII–IX).\n\n" + to_markdown(table)
-    )
-    wide = cpu_table_wide(df, table)
-    wide_path = target / "cpu_time_table.md"
-    wide_path.write_text(
-        f"# Selection CPU time, normalised to the fastest entry — {exp}\n\nMean selection CPU time "
-        "per selector (rows) and setting (columns), divided by the single lowest entry of the table, "
-        "as in Ramona 2012 Tables VIII–IX.\n\n" + to_markdown(wide)
-    )
-    return [csv_path, md_path, wide_path]

@@ -11,6 +11,7 @@ means that differ only by floating-point rounding are ties.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from itertools import combinations
 
 import numpy as np
@@ -152,3 +153,26 @@ def welch_from_summary(m1: float, s1: float, n1: int, m2: float, s2: float, n2: 
         return float("nan")
     res = stats.ttest_ind_from_stats(m1, s1, n1, m2, s2, n2, equal_var=False)
     return float(res.pvalue)
+
+
+def loglog_slope(x: Iterable[float], y: Iterable[float]) -> float:
+    """Least-squares slope of :math:`\\log y` on :math:`\\log x`: the exponent b of :math:`y \\propto x^b`.
+
+    Used for the fitted exponent of the CPU-time figures (:mod:`fsbench.plots_cpu`) and for the slopes
+    compared with a paper's CPU-time table (:mod:`fsbench.papers.cpu_shape`).
+
+    Parameters
+    ----------
+    x, y : iterables of positive numbers
+        Paired coordinates; points with a non-positive or non-finite coordinate are left out.
+
+    Returns
+    -------
+    float
+        The slope; NaN when the usable points have fewer than two distinct x (no line to fit).
+    """
+    x, y = np.asarray(list(x), dtype=float), np.asarray(list(y), dtype=float)
+    keep = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)
+    if np.unique(x[keep]).size < 2:
+        return float("nan")
+    return float(np.polyfit(np.log(x[keep]), np.log(y[keep]), 1)[0])

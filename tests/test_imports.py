@@ -13,9 +13,9 @@ module, of ``fsbench.x`` otherwise. Three rules:
    protocol/evaluation → algorithms / data → kernels), refined into two stacks that ``cli`` and
    ``build`` join:
 
-   * the *table side* reads the files a run wrote and never computes: ``report`` (report, plots) →
-     ``papers`` → ``results`` (results/*, stats), which may also read ``config_files`` (YAML configs and
-     their ``base:`` chains) and ``data`` (dataset cards);
+   * the *table side* reads the files a run wrote and never computes: ``report`` (report, plots,
+     plots_cpu, figure_style) → ``papers`` → ``results`` (results/*, stats), which may also read
+     ``config_files`` (YAML configs and their ``base:`` chains) and ``data`` (dataset cards);
    * the *computing side*: ``run`` → ``diagnostics`` (beside the protocol: tasks the runner runs, which
      may summarise their output through the results model) → ``evaluation`` (protocol, resampling,
      classifiers, pairwise, plugins, and ``fsbench.config``, the validated experiment, which checks
@@ -65,7 +65,10 @@ LAYERS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             "data",
         ),
     ),
-    "report": (("fsbench.report", "fsbench.plots"), ("papers", "results", "config_files", "data")),
+    "report": (
+        ("fsbench.report", "fsbench.plots", "fsbench.plots_cpu", "fsbench.figure_style"),
+        ("papers", "results", "config_files", "data"),
+    ),
     "papers": (("fsbench.papers",), ("results", "config_files", "data")),
     "results": (("fsbench.results", "fsbench.stats"), ("config_files", "data")),
     "run": (("fsbench.run",), ("diagnostics", "evaluation", "config_files", "algorithms", "data")),

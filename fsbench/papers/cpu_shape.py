@@ -6,10 +6,10 @@ which methods are the expensive ones. A paper's ``paper_values.yaml`` may declar
 a rule fixed before looking at the results (format: ``docs/paper-values.md``); this module applies it:
 
 * per method and table, the least-squares slope of :math:`\log t` on :math:`\log x` over the rule's range
-  of x, for the paper (its printed values, :func:`loglog_slope`) and for us (the per-x median of
-  ``fit_cpu_s`` over the repeats), with a percentile bootstrap CI that resamples the repeats at every x
-  independently (:func:`bootstrap_slope`); ours agrees when it is within the rule's tolerance of the
-  paper's;
+  of x (:func:`fsbench.stats.loglog_slope`), for the paper (its printed values) and for us (the per-x
+  median of ``fit_cpu_s`` over the repeats), with a percentile bootstrap CI that resamples the repeats
+  at every x independently (:func:`bootstrap_slope`); ours agrees when it is within the rule's
+  tolerance of the paper's;
 * per table, Kendall's :math:`\tau` between the paper's values and our medians at the largest x
   (:func:`order_agreement`); the order agrees when :math:`\tau` reaches the rule's threshold.
 
@@ -30,6 +30,7 @@ from scipy.stats import kendalltau
 
 from fsbench.papers.sources import d_of, experiments_of, one_per_fit, select_rows
 from fsbench.results.tables import md_table
+from fsbench.stats import loglog_slope
 
 
 @dataclass(frozen=True)
@@ -104,26 +105,6 @@ class CpuShape:
     orders: list[OrderResult] = field(default_factory=list)
     #: table id → caption number and x name, for the headings
     tables: dict[str, tuple[str, str]] = field(default_factory=dict)
-
-
-def loglog_slope(x: Sequence[float], y: Sequence[float]) -> float:
-    """Least-squares slope of :math:`\\log y` on :math:`\\log x` (NaN with fewer than two usable points).
-
-    Parameters
-    ----------
-    x, y : sequences of positive numbers
-        Points with a non-positive or missing coordinate are left out.
-
-    Returns
-    -------
-    float
-    """
-    x = np.asarray(x, dtype=float)
-    y = np.asarray(y, dtype=float)
-    ok = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)
-    if np.unique(x[ok]).size < 2:
-        return float("nan")
-    return float(np.polyfit(np.log(x[ok]), np.log(y[ok]), 1)[0])
 
 
 def _statistic(name: str):

@@ -18,17 +18,16 @@ from conftest import cli
 from matplotlib.image import imread
 
 import fsbench.plots as plots
+from fsbench.figure_style import DPI, OWN_MARKER, PAD_INCHES, _save
 from fsbench.plots import (
-    DPI,
-    PAD_INCHES,
-    dataset_dims,
     experiment_figures,
     figure_error_vs_S,
-    loglog_slope,
     mark_dimensions,
     plot_results,
     transformer_labels,
 )
+from fsbench.plots_cpu import dataset_dims
+from fsbench.stats import loglog_slope
 
 
 @pytest.fixture(autouse=True)
@@ -123,7 +122,7 @@ def test_transformer_curve_per_S_over_the_repeats_that_reached_it():
     np.testing.assert_allclose(own.get_xdata().astype(float), [np.mean(DIMS)])
     own_error = 100 * np.mean([_err(r, d) for r, d in enumerate(DIMS)])
     np.testing.assert_allclose(own.get_ydata().astype(float), [own_error])
-    assert own.get_linestyle() == "None" and own.get_marker() == plots.OWN_MARKER
+    assert own.get_linestyle() == "None" and own.get_marker() == OWN_MARKER
     xbar = np.asarray(bars.lines[2][0].get_segments()[0])
     np.testing.assert_allclose(xbar[:, 0], np.mean(DIMS) + np.array([-1, 1]) * np.std(DIMS, ddof=1))
     texts = [x.get_text() for x in fig.axes[0].get_legend().get_texts()]
@@ -289,7 +288,7 @@ def test_figures_come_one_at_a_time_and_are_closed(tmp_path, monkeypatch):
         plt.close(fig)
         return [stem.with_suffix(".png")]
 
-    monkeypatch.setattr(plots, "_save", fake_save)
+    monkeypatch.setattr(plots, "_save", fake_save)  # where _draw_dir looks it up
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # "More than 20 figures have been opened" would raise
         plot_results([d], tmp_path / "out")
@@ -300,7 +299,7 @@ def test_figures_come_one_at_a_time_and_are_closed(tmp_path, monkeypatch):
 def test_saved_files_cropped_and_figure_closed(tmp_path):
     fig = figure_error_vs_S(_mixed(), "t")
     ax_px = fig.axes[0].get_window_extent()
-    written = plots._save(fig, tmp_path / "f")
+    written = _save(fig, tmp_path / "f")
     assert plt.get_fignums() == []
     png, pdf = written
     img = imread(png)
