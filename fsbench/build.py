@@ -48,13 +48,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from joblib import Parallel, delayed
 from matplotlib.figure import Figure
 from matplotlib.image import imread
 
 from fsbench.diagnostics.registry import render_result_dir
 from fsbench.papers.folder import HOOKS_FILE, NOTES_FILE, PaperFolder
 from fsbench.plots import plot_results
+from fsbench.processes import worker_pool
 from fsbench.report import write_report
 from fsbench.results.loading import find_result_dirs, is_diagnostic
 from fsbench.results.tables import figure_metadata
@@ -334,17 +334,28 @@ def build(
     # reported by one worker.
     dirs = {p.name: find_result_dirs([p.results]) for p in found}
     first, *rest = sorted(found, key=lambda p: (-len(dirs[p.name]), p.name))
-    Parallel(n_jobs=jobs)(delayed(build_result_dir)(d, first.configs) for d in dirs[first.name])
+    _map(jobs, build_result_dir, [(d, first.configs) for d in dirs[first.name]])
     say(f"{first.name}: {len(dirs[first.name])} result directories drawn ({time.perf_counter() - t0:.0f} s)")
-    tasks = [delayed(_build_report)(first)]
-    tasks += [delayed(_build_paper)(p, dirs[p.name]) for p in rest]
-    for p, report in zip([first, *rest], Parallel(n_jobs=jobs)(tasks)):
+    tasks = [(_build_report, first)] + [(_build_paper, p, dirs[p.name]) for p in rest]
+    for p, report in zip([first, *rest], _map(jobs, _call, tasks)):
         say(f"{p.name}: {report}")
     summary = BuildSummary(papers=[p.name for p in found], not_run=sorted(not_run))
     summary.written = {p.name: derived_files(p.results) for p in found}
     summary.skipped = sorted(d for d in results_root.iterdir() if d.is_dir() and d.name not in summary.papers)
     summary.seconds = time.perf_counter() - t0
     return summary
+
+
+def _call(fn, *args):
+    return fn(*args)
+
+
+def _map(jobs: int, fn, args: list[tuple]) -> list:
+    """``[fn(*a) for a in args]``, in ``jobs`` worker processes that end with this one
+    (:func:`fsbench.processes.worker_pool`: no orphan after a ``kill -9`` of the build)."""
+    if jobs <= 1 or len(args) <= 1:
+        return [fn(*a) for a in args]
+    return list(worker_pool(jobs).map(fn, *zip(*args)))
 
 
 # ------------------------------------------------------------------------------------------ check

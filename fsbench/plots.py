@@ -40,7 +40,6 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import pandas as pd
-from joblib import Parallel, delayed
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
@@ -55,6 +54,7 @@ from fsbench.figure_style import (
     summarize,
 )
 from fsbench.plots_cpu import _cpu_tables, cpu_figures, dataset_dims
+from fsbench.processes import worker_pool
 from fsbench.results.loading import find_result_dirs, is_diagnostic, read_rankings, read_results
 from fsbench.results.schema import BASELINE
 
@@ -525,7 +525,8 @@ def plot_results(
         df = df[[c for c in FIGURE_COLUMNS if c in df.columns]]
         work.append((d, df, Path(out) / d.name if out is not None else d / "plots", bands))
     if jobs > 1 and len(work) > 1:
-        drawn = Parallel(n_jobs=jobs, return_as="generator")(delayed(_draw_dir)(*w) for w in work)
+        # workers that end with this process (no orphan after a kill -9), results in order as they come
+        drawn = worker_pool(jobs).map(_draw_dir, *zip(*work))
     else:
         drawn = (_draw_dir(*w) for w in work)
     written: list[Path] = []

@@ -90,7 +90,16 @@ LAYERS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "config_files": (("fsbench.config_files",), ()),
     "algorithms": (("fsbench.algorithms",), ()),
     "data": (("fsbench.data",), ()),
-    "base": (("fsbench", "fsbench._malloc", "fsbench.algorithms.kernels", "fsbench.results.schema"), ()),
+    "base": (
+        (
+            "fsbench",
+            "fsbench._malloc",
+            "fsbench.algorithms.kernels",
+            "fsbench.results.schema",
+            "fsbench.processes",
+        ),
+        (),
+    ),
 }
 
 #: Modules a function may import lazily (each with a comment): optional dependencies, or heavy ones that

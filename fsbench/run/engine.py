@@ -38,7 +38,7 @@ exception inside a task is recorded by :func:`fsbench.protocol.run_task` with it
 task whose process dies (segfault, out-of-memory kill) is recorded as failed by
 :func:`_local_results` / :func:`_dask_results`; either way the other tasks go on. Ctrl-C and SIGTERM
 stop the run (exit 130) and kill its loky workers; after ``kill -9`` they end by themselves within
-seconds (:func:`fsbench.run.workers.watch_parent`).
+seconds (:func:`fsbench.processes.watch_parent`).
 """
 
 from __future__ import annotations

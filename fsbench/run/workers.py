@@ -6,8 +6,9 @@ they end with the run.
   whose ``fit`` kills its process (segfault, out-of-memory kill, ``os._exit``) is refused in one line
   instead of taking ``fsbench run`` down; its worker is then reused by the run's tasks (same settings),
   so the check costs no extra process start.
-* No orphans: every worker runs :func:`watch_parent`, a thread that ends the worker within
-  :data:`PARENT_POLL` seconds once the process that started it is gone (``kill -9`` of ``fsbench run``).
+* No orphans: every worker runs :func:`fsbench.processes.watch_parent`, a thread that ends the worker
+  within :data:`fsbench.processes.PARENT_POLL` seconds once the process that started it is gone
+  (``kill -9`` of ``fsbench run``).
   loky's resource tracker ends by itself once no process holds its pipe, i.e. with the last worker.
   An interrupted run (Ctrl-C, or SIGTERM turned into the same :class:`KeyboardInterrupt` by
   :func:`sigterm_as_interrupt`) kills its workers at once (``shutdown(kill_workers=True)``, in
@@ -26,49 +27,17 @@ import signal
 import sys
 import tempfile
 import threading
-import time
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
-from joblib.externals.loky import get_reusable_executor
-
 from fsbench.algorithms.registry import resolve
 from fsbench.config import KernelConfig, SelectorConfig
 from fsbench.plugins import CHECK_SHAPE, ContractError, contract_failure, contract_key, source_of
 from fsbench.plugins import activate as activate_plugins
+from fsbench.processes import worker_pool
 from fsbench.run.errors import RunError
-
-#: Seconds between two looks of a worker at its parent process (:func:`watch_parent`).
-PARENT_POLL = 0.5
-#: Seconds an idle worker waits for a task before it exits (loky's ``timeout``).
-IDLE_TIMEOUT = 300
-#: Exit code of a worker that ended because fsbench was gone.
-ORPHAN_EXIT = 75
-
-
-def watch_parent(pid: int) -> None:
-    """Worker initializer: end this process (``os._exit``) as soon as its parent is no longer ``pid``.
-
-    A worker blocks in its task or waits up to :data:`IDLE_TIMEOUT` for the next one, so without this it
-    outlives a ``kill -9`` of the run by minutes. Polling ``os.getppid()`` (the worker is re-parented
-    when ``pid`` dies) works on every POSIX system; ``prctl(PR_SET_PDEATHSIG)`` is not used because it
-    fires when the *thread* that spawned the worker ends, and loky spawns workers from a helper thread.
-
-    Parameters
-    ----------
-    pid : int
-        The pid of the process that starts the pool (``fsbench run``).
-    """
-
-    def watch() -> None:
-        while True:
-            if os.getppid() != pid:
-                os._exit(ORPHAN_EXIT)
-            time.sleep(PARENT_POLL)
-
-    threading.Thread(target=watch, name="fsbench-parent-watch", daemon=True).start()
 
 
 def plugin_code(hashes: Iterable[str | None]) -> str:
@@ -78,19 +47,12 @@ def plugin_code(hashes: Iterable[str | None]) -> str:
 
 
 def local_executor(max_workers: int, code: str):
-    """loky's reusable pool of ``max_workers`` processes, with fsbench's settings.
+    """fsbench's worker pool (:func:`fsbench.processes.worker_pool`) with ``FSBENCH_PLUGIN_CODE`` = ``code``.
 
-    The same settings everywhere (idle timeout, ``FSBENCH_PLUGIN_CODE`` = ``code``, the
-    :func:`watch_parent` initializer with this pid) make loky reuse the pool between calls, e.g. the
-    contract check's worker for the run's tasks; other settings would replace it.
+    The same settings everywhere make loky reuse the pool between calls, e.g. the contract check's
+    worker for the run's tasks; another ``code`` (other user classes) replaces it.
     """
-    return get_reusable_executor(
-        max_workers=max_workers,
-        timeout=IDLE_TIMEOUT,
-        env={"FSBENCH_PLUGIN_CODE": code},
-        initializer=watch_parent,
-        initargs=(os.getpid(),),
-    )
+    return worker_pool(max_workers, {"FSBENCH_PLUGIN_CODE": code})
 
 
 def kill_pool(executor) -> None:
