@@ -334,10 +334,10 @@ def build(
     # reported by one worker.
     dirs = {p.name: find_result_dirs([p.results]) for p in found}
     first, *rest = sorted(found, key=lambda p: (-len(dirs[p.name]), p.name))
-    _map(jobs, build_result_dir, [(d, first.configs) for d in dirs[first.name]])
+    _map(jobs, [(build_result_dir, d, first.configs) for d in dirs[first.name]])
     say(f"{first.name}: {len(dirs[first.name])} result directories drawn ({time.perf_counter() - t0:.0f} s)")
     tasks = [(_build_report, first)] + [(_build_paper, p, dirs[p.name]) for p in rest]
-    for p, report in zip([first, *rest], _map(jobs, _call, tasks)):
+    for p, report in zip([first, *rest], _map(jobs, tasks)):
         say(f"{p.name}: {report}")
     summary = BuildSummary(papers=[p.name for p in found], not_run=sorted(not_run))
     summary.written = {p.name: derived_files(p.results) for p in found}
@@ -346,16 +346,17 @@ def build(
     return summary
 
 
-def _call(fn, *args):
+def _call(fn_args: tuple):
+    fn, *args = fn_args
     return fn(*args)
 
 
-def _map(jobs: int, fn, args: list[tuple]) -> list:
-    """``[fn(*a) for a in args]``, in ``jobs`` worker processes that end with this one
+def _map(jobs: int, calls: list[tuple]) -> list:
+    """``[fn(*args) for fn, *args in calls]``, in ``jobs`` worker processes that end with this one
     (:func:`fsbench.processes.worker_pool`: no orphan after a ``kill -9`` of the build)."""
-    if jobs <= 1 or len(args) <= 1:
-        return [fn(*a) for a in args]
-    return list(worker_pool(jobs).map(fn, *zip(*args)))
+    if jobs <= 1 or len(calls) <= 1:
+        return [_call(c) for c in calls]
+    return list(worker_pool(jobs).map(_call, calls))
 
 
 # ------------------------------------------------------------------------------------------ check
