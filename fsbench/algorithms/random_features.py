@@ -77,10 +77,13 @@ spread over files sorted by class), otherwise on all rows as in the exact path.
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 
 import numpy as np
 from scipy.linalg.blas import get_blas_funcs
 from sklearn.utils import check_random_state
+from threadpoolctl import threadpool_limits
 
 from fsbench.algorithms.kernels import Kernel, make_kernel
 from fsbench.algorithms.targets import class_table_norm, class_target_table
@@ -91,6 +94,10 @@ MEDIAN_MAX_ROWS = 5000
 
 #: Elements of one row block of an N×m array (float32: 4 MB).
 BLOCK_ELEMENTS = 2**20
+
+#: Rows whose ZᵀZ is summed in the block precision before being added to the float64 total
+#: (float32: relative rounding ≲ 10⁻⁵, far below the features' sampling error ~1/√m).
+FLUSH_ROWS = 2**15
 
 
 def rff_kernel(kernel: str, gamma: float | str, X: np.ndarray) -> Kernel:
@@ -164,43 +171,79 @@ class RFFAlignment:
         target: str = "vert",
         criterion: str = "alignment",
         dtype=np.float32,
+        n_jobs: int = 1,
     ):
         if criterion not in ("alignment", "frobenius"):
             raise ValueError(f"unknown criterion {criterion!r}; expected 'alignment' or 'frobenius'")
-        self.X = X
         self.omega = np.asarray(omega, dtype=float)
         self.m = self.omega.shape[1]
         self.dtype = np.dtype(dtype)
         self.b = np.asarray(b, dtype=self.dtype)
         self.criterion = criterion
+        self.n_jobs = max(1, int(n_jobs))
         _, codes, counts = np.unique(np.asarray(y), return_inverse=True, return_counts=True)
         codes = codes.reshape(-1)
         B = class_target_table(counts, target)
         self.B = B
         # Rows are visited class by class (the criterion is a sum over rows, so the order is free):
         # inside a block every class is one contiguous slice, so class sums need no indicator GEMM.
-        self.order = np.argsort(codes, kind="stable")
-        self.codes = codes[self.order]
+        order = np.argsort(codes, kind="stable")
+        codes = codes[order]
+        # One copy of X in class order and in the block precision (N·D·4 bytes in float32), made
+        # once: a gather X[idx] per block and pass cost a random read of every row of X each time.
+        self.X = np.ascontiguousarray(np.asarray(X)[order], dtype=self.dtype)
         self.target_norm = class_table_norm(B, counts)
         self.block = max(1, BLOCK_ELEMENTS // self.m)
         self.scale = np.sqrt(2.0 / self.m)
         self._syrk = get_blas_funcs("syrk", dtype=self.dtype)
+        # Block boundaries and class segments, fixed for the fit.
+        self._plan = []
+        for start in range(0, codes.size, self.block):
+            c = codes[start : start + self.block]
+            bounds = np.concatenate(([0], np.flatnonzero(np.diff(c)) + 1, [c.size]))
+            segments = [(int(c[lo]), slice(int(lo), int(hi))) for lo, hi in zip(bounds[:-1], bounds[1:])]
+            self._plan.append((start, start + c.size, segments))
+        self._work: dict[str, np.ndarray] = {}
 
     # ------------------------------------------------------------------ blocks
-    def _blocks(self, w: np.ndarray):
-        """Yield (rows of X, class segments, U) block by block; U is a fresh array."""
+    def _buffer(self, name: str, rows: int) -> np.ndarray:
+        """A reusable rows×m work array (allocated once per fit: no page faults per block)."""
+        buf = self._work.get(name)
+        if buf is None:
+            buf = self._work[name] = np.empty((self.block, self.m), dtype=self.dtype)
+        return buf[:rows]
+
+    def _elementwise(self, fn, src: np.ndarray, out: np.ndarray, pool) -> None:
+        """``fn(src, out=out)``, over row slices in ``pool``'s threads if any (numpy frees the GIL)."""
+        if pool is None or src.shape[0] < 2 * self.n_jobs:
+            fn(src, out=out)
+            return
+        cuts = np.linspace(0, src.shape[0], self.n_jobs + 1).astype(int)
+        futures = [pool.submit(fn, src[lo:hi], out=out[lo:hi]) for lo, hi in zip(cuts[1:-1], cuts[2:])]
+        fn(src[: cuts[1]], out=out[: cuts[1]])
+        for f in futures:
+            f.result()
+
+    def _passes(self, w: np.ndarray):
+        """Yield (rows of X, class segments, U, pool) block by block; U is a reused work array.
+
+        With ``n_jobs`` > 1 the BLAS calls use ``n_jobs`` threads and cos/sin run over row
+        slices in a thread pool (BLAS threads would oversubscribe with threads over blocks, and
+        SciPy's SYRK wrapper holds the GIL).
+        """
         ow = (np.asarray(w, dtype=float)[:, None] * self.omega).astype(self.dtype)
-        n = self.order.size
-        for start in range(0, n, self.block):
-            idx = self.order[start : start + self.block]
-            Xb = self.X[idx].astype(self.dtype, copy=False)
-            U = Xb @ ow
-            U += self.b
-            codes = self.codes[start : start + self.block]
-            cuts = np.flatnonzero(np.diff(codes)) + 1
-            bounds = np.concatenate(([0], cuts, [codes.size]))
-            segments = [(int(codes[lo]), slice(lo, hi)) for lo, hi in zip(bounds[:-1], bounds[1:])]
-            yield Xb, segments, U
+        pool = ThreadPoolExecutor(self.n_jobs - 1) if self.n_jobs > 1 else None
+        limits = threadpool_limits(limits=self.n_jobs) if self.n_jobs > 1 else nullcontext()
+        try:
+            with limits:
+                for start, stop, segments in self._plan:
+                    Xb = self.X[start:stop]
+                    U = np.matmul(Xb, ow, out=self._buffer("U", stop - start))
+                    U += self.b
+                    yield Xb, segments, U, pool
+        finally:
+            if pool is not None:
+                pool.shutdown()
 
     # ------------------------------------------------------------------ passes
     def value(self, w: np.ndarray) -> tuple[float, dict]:
@@ -211,18 +254,29 @@ class RFFAlignment:
         # Column sums of a block as a GEMV with a ones vector: ~7x faster than a float64-accumulating
         # np.sum over axis 0; the block's partial sum is then added to a float64 total.
         ones = np.ones(self.block, dtype=self.dtype)
-        for _, segments, U in self._blocks(w):
-            Zc = np.cos(U, out=U)
+        # G is accumulated by SYRK into a block-precision m×m array (Fortran order, updated in place:
+        # no m×m temporary per block), flushed into the float64 total every FLUSH_ROWS rows.
+        acc = np.zeros((self.m, self.m), dtype=self.dtype, order="F") if G is not None else None
+        rows = 0
+        for _, segments, U, pool in self._passes(w):
+            self._elementwise(np.cos, U, U, pool)
+            Zc = U
             for c, sl in segments:
                 S[c] += ones[: sl.stop - sl.start] @ Zc[sl]
             if G is not None:
                 # ZcᵀZc (upper triangle) by SYRK: half the flops of a GEMM. Zc.T is Fortran-ordered,
                 # so BLAS reads it without a copy.
-                G += self._syrk(1.0, Zc.T, trans=0, lower=0)
+                acc = self._syrk(1.0, Zc.T, beta=1.0, c=acc, trans=0, lower=0, overwrite_c=1)
+                rows += Zc.shape[0]
+                if rows >= FLUSH_ROWS:
+                    G += acc
+                    acc.fill(0.0)
+                    rows = 0
         S *= self.scale
         kt = float(np.sum(S * (self.B @ S)))
         if G is None:
             return kt, {"S": S, "kt": kt}
+        G += acc
         G = np.triu(G) + np.triu(G, 1).T
         G *= self.scale**2
         nk = float(np.linalg.norm(G))
@@ -246,12 +300,20 @@ class RFFAlignment:
             Gq = ((-2.0 * kt / (nk**3 * nt)) * self.scale * state["G"]).astype(self.dtype)
         R = R.astype(self.dtype)
         A = np.zeros((self.omega.shape[0], self.m))
-        for Xb, segments, U in self._blocks(w):
+        for Xb, segments, U, pool in self._passes(w):
             # P = R[class] - β Z G, then V = P ∘ sin U (the -√(2/m) of ∂Z/∂U is applied at the end).
-            P = np.cos(U) @ Gq if Gq is not None else np.zeros_like(U)
+            # cos and sin of the same U: the projection is computed once per block and pass.
+            P = self._buffer("P", U.shape[0])
+            if Gq is not None:
+                Zc = self._buffer("Z", U.shape[0])
+                self._elementwise(np.cos, U, Zc, pool)
+                np.matmul(Zc, Gq, out=P)
+            else:
+                P.fill(0.0)
             for c, sl in segments:
                 P[sl] += R[c]
-            P *= np.sin(U, out=U)
+            self._elementwise(np.sin, U, U, pool)
+            P *= U
             A += Xb.T @ P
         return -self.scale * np.einsum("dk,dk->d", self.omega, A)
 
@@ -276,7 +338,9 @@ def rff_objective(
     n_components: int = 2000,
     random_state=None,
     dtype=np.float32,
+    n_jobs: int = 1,
 ) -> Callable[[np.ndarray], tuple[float, Callable[[], np.ndarray]]]:
     """Draw the features for the resolved RBF kernel ``kern`` and return ``evaluate(w) -> (f, gradient)``."""
     omega, b = draw_features(X.shape[1], n_components, kern._gamma(), random_state)
-    return RFFAlignment(X, y, omega, b, target=target, criterion=criterion, dtype=dtype).objective()
+    crit = RFFAlignment(X, y, omega, b, target=target, criterion=criterion, dtype=dtype, n_jobs=n_jobs)
+    return crit.objective()
