@@ -352,12 +352,12 @@ def render(out: Path) -> str:
             "## Fits against the floor",
             "",
             "A fit (max_iter as given, default tolerance) in a fresh subprocess, its passes counted; "
-            "the floor is that of the same passes, from the kernels timed in the same process right after the fit. "
-            "Ratio = fit / floor (CPU with 1 thread, wall with 2).",
+            "the floor is that of the same passes, from the kernels timed in the same process right "
+            "after the fit. Ratio = fit / floor (CPU with 1 thread, wall with 2).",
             "",
             "| tag | N | m | n_jobs | iterations | value passes / it. | fit s / it. | floor s / it. | "
-            "**ratio** | value pass ratio | gradient pass ratio | outside the passes | fit wall | fit CPU | peak RSS | "
-            "load (start → end) |",
+            "**ratio** | value pass ratio | gradient pass ratio | outside the passes | fit wall | fit CPU | "
+            "peak RSS | load (start → end) |",
             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
         ]
         for f in fits:
@@ -366,7 +366,8 @@ def render(out: Path) -> str:
                 f"| {f.get('tag') or ''} | {f['N']} | {f['m']} | {f['n_jobs']} | {f['n_iter']} | "
                 f"{s['value_passes_per_iteration']:.2f} | {s['fit_s_per_iteration']:.2f} | "
                 f"{s['floor_s_per_iteration']:.2f} | **{s['ratio_to_floor']:.2f}** | "
-                f"{s['value_pass_ratio']:.2f} | {s['gradient_pass_ratio']:.2f} | {s['outside_passes_s']:.1f} s | "
+                f"{s['value_pass_ratio']:.2f} | {s['gradient_pass_ratio']:.2f} | "
+                f"{s['outside_passes_s']:.1f} s | "
                 f"{f['fit_wall_s']:.0f} s | {f['fit_cpu_s']:.0f} s | "
                 f"{f['peak_rss_mb']:.0f} MB | {f['loadavg_at_start']} → {f['loadavg_at_end']} |"
             )

@@ -60,14 +60,21 @@ one (D×N)·(N×m) GEMM, plus the (N×m)·(m×m) product ZG: O(N·m·(m + D)).
 
 **Passes and memory.** P needs the global S and G, so an evaluation is two passes over the rows, in
 blocks of ≈ 2²⁰/m rows (no N×m matrix is ever held): the *value* pass (projection GEMM, cosine,
-class sums, :math:`G \mathrel{+}= Z_b^\top Z_b`) at every trial point of the line search, and the
-*gradient* pass (projection and cosine again, :math:`Z_b G`, sine, one GEMM) only at accepted
-points, as in the dense ascent. Memory beyond X: O(m² + m·(D + C)) plus a few blocks of ≈ 2²⁰ numbers.
+class sums, :math:`G \mathrel{+}= Z_b^\top Z_b` by SYRK) at every trial point of the line search, and the
+*gradient* pass (projection and cosine again, :math:`Z_b G`, sine of the same projection, one GEMM)
+only at accepted points, as in the dense ascent. The gradient pass cannot reuse the value pass's
+blocks (they would be N×m) nor be merged with it (P needs the G of all rows). Memory beyond X: one
+copy of X in class order in the block precision (N·D·4 bytes, made once so that no block gathers
+rows), O(m² + m·(D + C)) and three reused work arrays of ≈ 2²⁰ numbers. ``n_jobs`` > 1 runs the
+products on that many BLAS threads and cos/sin over row slices in threads (SciPy's SYRK holds the
+GIL, so threads over whole blocks would serialise on it). Time per pass against the arithmetic
+floor (the kernels alone): ``benchmarks/rff_floor.py``.
 
 **Precision.** The blocks are computed in float32 (``dtype``): numpy's float32 sin/cos are
 vectorised and ~25× faster than float64 here, and their rounding (~10⁻⁷ relative) is far below the
-sampling error of the features (~1/√m ≥ 10⁻²); per-block sums are float32, their totals over
-blocks float64. The float64 mode exists for checking the gradient against finite differences.
+sampling error of the features (~1/√m ≥ 10⁻²); per-block sums are float32 (ZᵀZ over
+:data:`FLUSH_ROWS` rows), their totals float64. The float64 mode exists for checking the gradient
+against finite differences.
 
 **Width.** ``gamma="median"`` needs all pairwise distances (O(N²)); for N above
 :data:`MEDIAN_MAX_ROWS` it is resolved on that many evenly spaced rows (deterministic, and
@@ -146,7 +153,7 @@ class RFFAlignment:
 
     Parameters
     ----------
-    X : (N, D) float64 data (not copied; read block by block).
+    X : (N, D) data (copied once, in class order and in ``dtype``).
     y : (N,) class labels.
     omega, b : the random features (:func:`draw_features`).
     target : {"vert", "uneven"}
@@ -155,6 +162,8 @@ class RFFAlignment:
         The alignment (SAS) or its numerator :math:`\langle ZZ^\top, K^*\rangle_F` (SFS).
     dtype : numpy float dtype, default float32
         Precision of the row blocks (totals are float64); see the module notes.
+    n_jobs : int, default 1
+        BLAS threads of the passes and threads for cos/sin over row slices.
 
     Notes
     -----
