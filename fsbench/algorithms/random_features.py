@@ -64,8 +64,9 @@ class sums, :math:`G \mathrel{+}= Z_b^\top Z_b` by SYRK) at every trial point of
 *gradient* pass (projection and cosine again, :math:`Z_b G`, sine of the same projection, one GEMM)
 only at accepted points, as in the dense ascent. The gradient pass cannot reuse the value pass's
 blocks (they would be N×m) nor be merged with it (P needs the G of all rows). Memory beyond X: one
-copy of X in class order in the block precision (N·D·4 bytes, made once so that no block gathers
-rows), O(m² + m·(D + C)) and three reused work arrays of ≈ 2²⁰ numbers. ``n_jobs`` > 1 runs the
+copy of X in class order in the block precision with a column of ones that carries b through the
+projection (N·(D+1)·4 bytes, made once so that no block gathers rows), O(m² + m·(D + C)) and
+three reused work arrays of ≈ 2²⁰ numbers. ``n_jobs`` > 1 runs the
 products on that many BLAS threads and cos/sin over row slices in threads (SciPy's SYRK holds the
 GIL, so threads over whole blocks would serialise on it). Time per pass against the arithmetic
 floor (the kernels alone): ``benchmarks/rff_floor.py``.
@@ -200,7 +201,12 @@ class RFFAlignment:
         codes = codes[order]
         # One copy of X in class order and in the block precision (N·D·4 bytes in float32), made
         # once: a gather X[idx] per block and pass cost a random read of every row of X each time.
-        self.X = np.ascontiguousarray(np.asarray(X)[order], dtype=self.dtype)
+        # A last column of ones carries the phases b through the projection GEMM (U = [X 1][Ω_w; b]),
+        # which saves a read and write of every block for U += b.
+        Xo = np.empty((X.shape[0], X.shape[1] + 1), dtype=self.dtype)
+        Xo[:, :-1] = np.asarray(X)[order]
+        Xo[:, -1] = 1.0
+        self.X = Xo
         self.target_norm = class_table_norm(B, counts)
         self.block = max(1, BLOCK_ELEMENTS // self.m)
         self.scale = np.sqrt(2.0 / self.m)
@@ -240,7 +246,7 @@ class RFFAlignment:
         slices in a thread pool (BLAS threads would oversubscribe with threads over blocks, and
         SciPy's SYRK wrapper holds the GIL).
         """
-        ow = (np.asarray(w, dtype=float)[:, None] * self.omega).astype(self.dtype)
+        ow = np.vstack((np.asarray(w, dtype=float)[:, None] * self.omega, self.b)).astype(self.dtype)
         pool = ThreadPoolExecutor(self.n_jobs - 1) if self.n_jobs > 1 else None
         limits = threadpool_limits(limits=self.n_jobs) if self.n_jobs > 1 else nullcontext()
         try:
@@ -248,7 +254,6 @@ class RFFAlignment:
                 for start, stop, segments in self._plan:
                     Xb = self.X[start:stop]
                     U = np.matmul(Xb, ow, out=self._buffer("U", stop - start))
-                    U += self.b
                     yield Xb, segments, U, pool
         finally:
             if pool is not None:
@@ -308,7 +313,7 @@ class RFFAlignment:
             # -β Z G with Z = √(2/m) cos U: the √(2/m) of Z is folded into G here.
             Gq = ((-2.0 * kt / (nk**3 * nt)) * self.scale * state["G"]).astype(self.dtype)
         R = R.astype(self.dtype)
-        A = np.zeros((self.omega.shape[0], self.m))
+        A = np.zeros((self.omega.shape[0] + 1, self.m))  # the last row is the ones column's (unused)
         for Xb, segments, U, pool in self._passes(w):
             # P = R[class] - β Z G, then V = P ∘ sin U (the -√(2/m) of ∂Z/∂U is applied at the end).
             # cos and sin of the same U: the projection is computed once per block and pass.
@@ -324,7 +329,7 @@ class RFFAlignment:
             self._elementwise(np.sin, U, U, pool)
             P *= U
             A += Xb.T @ P
-        return -self.scale * np.einsum("dk,dk->d", self.omega, A)
+        return -self.scale * np.einsum("dk,dk->d", self.omega, A[:-1])
 
     def objective(self) -> Callable[[np.ndarray], tuple[float, Callable[[], np.ndarray]]]:
         """``evaluate(w) -> (f, gradient)``, as ``ScaledKernelAscent._objective`` returns it."""
