@@ -620,6 +620,7 @@ def main(argv: list[str] | None = None) -> int:
         with threadpool_limits(limits=1):
             doc = run_study(args.out, cases=tuple(c for c in args.cases.split(",") if c))
         print(f"chosen m = {doc['chosen_m']}")
+        render(args.out)  # RFF.md, so that one command runs and reports the study
     elif args.what == "large":
         print(json.dumps(run_large(args.out, args.threads, args.n_components, args.max_iter), indent=1))
     elif args.what == "large-child":
