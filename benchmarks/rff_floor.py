@@ -25,8 +25,9 @@ r"""The arithmetic floor of one random-feature SAS iteration, and the fit's time
     so 1, 2, … value passes; the fit below counts them). **Floor** = (value passes) × (project +
     cos + colsum + syrk) + (gradient passes) × (project + cos + zg + sin + xtv), per row × N: the
     kernels alone, nothing else (no data movement between them, no Python, no elementwise
-    products). With 1 thread the CPU time is the floor; with 2 threads the wall time (GEMMs by
-    the BLAS threads, cos/sin by two Python threads over the two halves of a block, as the code).
+    products). With 1 thread the CPU time is the floor; with 2 threads the wall time per row of
+    both threads together, each on its own blocks with one BLAS thread, as the code with
+    ``n_jobs=2`` (its ZᵀZ is numpy's SYRK plus an m×m addition, on blocks 4× larger).
 ``rff_floor_n{N}_m{m}_j{n_jobs}[_tag].json`` (``fit``)
     One fit of RFF-SAS (``max_iter`` = ``--iters``, default tolerance) on the z-scored Weston
     linear toy (N × 50) in a fresh subprocess, with the value and gradient passes counted and
@@ -50,8 +51,8 @@ import os
 import resource
 import subprocess
 import sys
-import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -59,6 +60,7 @@ from scipy.linalg.blas import get_blas_funcs
 from threadpoolctl import threadpool_limits
 
 from benchmarks.common import weston_data
+from benchmarks.report import render_markdown
 from fsbench._malloc import tune_malloc
 from fsbench.algorithms import random_features as rf
 from fsbench.algorithms.alignment import SAS
@@ -83,11 +85,11 @@ def _clock() -> tuple[float, float]:
 
 
 # --------------------------------------------------------------------------------------------- kernels
-def _kernel_calls(m: int, rows: int, threads: int, seed: int = 0) -> dict:
-    """One callable per kernel on a block of ``rows`` rows; with 2 threads, as the code runs them."""
+def _kernel_calls(m: int, rows: int, threaded: bool, seed: int = 0) -> dict:
+    """One callable per kernel on its own block of ``rows`` rows (as the code calls it)."""
     rng = np.random.default_rng(seed)
-    X = rng.standard_normal((rows, D)).astype(np.float32)
-    Om = (rng.standard_normal((D, m)) * 0.3).astype(np.float32)
+    X = rng.standard_normal((rows, D + 1)).astype(np.float32)  # + the column of ones
+    Om = (rng.standard_normal((D + 1, m)) * 0.3).astype(np.float32)
     U = X @ Om
     Z = np.cos(U)
     out = np.empty_like(U)
@@ -95,48 +97,53 @@ def _kernel_calls(m: int, rows: int, threads: int, seed: int = 0) -> dict:
     ones = np.ones(rows, dtype=np.float32)
     syrk = get_blas_funcs("syrk", dtype=np.float32)
     gacc = np.zeros((m, m), dtype=np.float32, order="F")
+    prod = np.empty((m, m), dtype=np.float32)
 
-    def elementwise(fn):
-        if threads == 1:
-            return lambda: fn(U, out=out)
-        half = rows // 2
-
-        def call():
-            t = threading.Thread(target=fn, args=(U[:half],), kwargs={"out": out[:half]})
-            t.start()
-            fn(U[half:], out=out[half:])
-            t.join()
-
-        return call
+    def syrk_threaded():  # numpy's SYRK for ZᵀZ (frees the GIL), added to the accumulator
+        np.matmul(Z.T, Z, out=prod)
+        gacc.__iadd__(prod)
 
     return {
         "project": lambda: np.matmul(X, Om, out=out),
-        "cos": elementwise(np.cos),
+        "cos": lambda: np.cos(U, out=out),
         "colsum": lambda: ones @ Z,
-        "syrk": lambda: syrk(1.0, Z.T, beta=1.0, c=gacc, trans=0, lower=0, overwrite_c=1),
+        "syrk": syrk_threaded
+        if threaded
+        else (lambda: syrk(1.0, Z.T, beta=1.0, c=gacc, trans=0, lower=0, overwrite_c=1)),
         "zg": lambda: np.matmul(Z, G, out=out),
-        "sin": elementwise(np.sin),
+        "sin": lambda: np.sin(U, out=out),
         "xtv": lambda: X.T @ Z,
     }
 
 
 def kernel_times(m: int, threads: int = 1, repeats: int = 3, min_rows: int = 50_000) -> dict:
-    """Per-row CPU and wall µs of every kernel at the code's block size (median over ``repeats``)."""
-    rows = max(1, rf.BLOCK_ELEMENTS // m)
-    calls = _kernel_calls(m, rows, threads)
-    n_blocks = max(1, min_rows // rows)
+    """Per-row CPU and wall µs of every kernel at the code's block size (median over ``repeats``).
+
+    With ``threads`` > 1, as the code with ``n_jobs`` > 1: every thread runs the kernel on its own
+    blocks (4× larger), BLAS on one thread each; per-row times are per row of all threads together.
+    """
+    rows = max(1, rf.BLOCK_ELEMENTS * (4 if threads > 1 else 1) // m)
+    sets = [_kernel_calls(m, rows, threads > 1, seed) for seed in range(threads)]
+    n_blocks = max(1, min_rows // (rows * threads))
     res = {}
-    with threadpool_limits(limits=threads):
-        for name, fn in calls.items():
-            fn()  # warm-up
+    with threadpool_limits(limits=1), ThreadPoolExecutor(max(1, threads - 1)) as pool:
+        for name in sets[0]:
+
+            def call(name=name):
+                futures = [pool.submit(lambda f=c[name]: [f() for _ in range(n_blocks)]) for c in sets[1:]]
+                for _ in range(n_blocks):
+                    sets[0][name]()
+                for f in futures:
+                    f.result()
+
+            call()  # warm-up
             cpu, wall = [], []
             for _ in range(repeats):
                 c0, w0 = _clock()
-                for _ in range(n_blocks):
-                    fn()
+                call()
                 c1, w1 = _clock()
-                cpu.append((c1 - c0) / (n_blocks * rows) * 1e6)
-                wall.append((w1 - w0) / (n_blocks * rows) * 1e6)
+                cpu.append((c1 - c0) / (n_blocks * rows * threads) * 1e6)
+                wall.append((w1 - w0) / (n_blocks * rows * threads) * 1e6)
             res[name] = {"cpu_us_per_row": float(np.median(cpu)), "wall_us_per_row": float(np.median(wall))}
     return {"m": m, "D": D, "block_rows": rows, "threads": threads, "kernels": res}
 
@@ -201,7 +208,7 @@ def fit_child(N: int, m: int, iters: int, n_jobs: int) -> None:
     est = SAS(
         kernel="rbf", approximation="rff", n_components=m, random_state=0, max_iter=iters, n_jobs=n_jobs
     )
-    with threadpool_limits(limits=1):  # as fsbench's runner; the estimator raises it to n_jobs itself
+    with threadpool_limits(limits=1):  # as fsbench's runner; n_jobs > 1 = threads over blocks
         c0, w0 = _clock()
         est.fit(X, y)
         c1, w1 = _clock()
@@ -272,7 +279,7 @@ def run_fit(out: Path, N: int, m: int, iters: int, n_jobs: int = 1, tag: str | N
         [sys.executable, "-m", "benchmarks.rff_floor", "fit-child", "--n", str(N), "--m", str(m),
          "--iters", str(iters), "--n-jobs", str(n_jobs)],
         capture_output=True, text=True, check=True, cwd=Path(__file__).resolve().parents[1],
-        env={**os.environ, "OMP_NUM_THREADS": str(n_jobs), "OPENBLAS_NUM_THREADS": str(n_jobs)},
+        env={**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"},
     )  # fmt: skip
     doc = json.loads(proc.stdout.strip().splitlines()[-1])
     doc.update(
@@ -373,6 +380,8 @@ def render(out: Path) -> str:
             )
     text = "\n".join(lines) + "\n"
     (out / "RFF_FLOOR.md").write_text(text)
+    if (out / "RESULTS.md").exists():  # RESULTS.md includes RFF_FLOOR.md as its section (g)
+        (out / "RESULTS.md").write_text(render_markdown(out))
     return text
 
 

@@ -67,8 +67,8 @@ class SAS(ScaledKernelAscent):
         limit): the Gram matrix is formed whole if it fits, else block by block with the same result
         up to round-off (:class:`~fsbench.algorithms.scaled.ScaledKernelAscent`).
     n_jobs : int or None, default 1
-        Threads over the blocks (blocked path; -1 = every core). With ``approximation="rff"``: the
-        BLAS threads of the passes' products and threads over row slices for cos/sin.
+        Threads over the blocks (blocked path; -1 = every core). With ``approximation="rff"``: threads
+        over ranges of row blocks, one BLAS thread each.
     approximation : {None, "rff"}, default None
         ``None``: the exact alignment of the N×N Gram matrix. ``"rff"``: random Fourier features
         (:mod:`fsbench.algorithms.random_features`) — the alignment and its exact gradient in w in

@@ -66,9 +66,10 @@ only at accepted points, as in the dense ascent. The gradient pass cannot reuse 
 blocks (they would be N×m) nor be merged with it (P needs the G of all rows). Memory beyond X: one
 copy of X in class order in the block precision with a column of ones that carries b through the
 projection (N·(D+1)·4 bytes, made once so that no block gathers rows), O(m² + m·(D + C)) and
-three reused work arrays of ≈ 2²⁰ numbers. ``n_jobs`` > 1 runs the
-products on that many BLAS threads and cos/sin over row slices in threads (SciPy's SYRK holds the
-GIL, so threads over whole blocks would serialise on it). Time per pass against the arithmetic
+three reused work arrays of ≈ 2²⁰ numbers. ``n_jobs`` > 1 splits the
+blocks into that many contiguous ranges, one thread each with its own work arrays and partial sums
+and one BLAS thread (SciPy's SYRK holds the GIL, so the threads use numpy's, which frees it, on
+4× larger blocks to amortise the m×m addition it needs). Time per pass against the arithmetic
 floor (the kernels alone): ``benchmarks/rff_floor.py``.
 
 **Precision.** The blocks are computed in float32 (``dtype``): numpy's float32 sin/cos are
@@ -86,7 +87,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import nullcontext
 
 import numpy as np
 from scipy.linalg.blas import get_blas_funcs
@@ -164,7 +164,7 @@ class RFFAlignment:
     dtype : numpy float dtype, default float32
         Precision of the row blocks (totals are float64); see the module notes.
     n_jobs : int, default 1
-        BLAS threads of the passes and threads for cos/sin over row slices.
+        Threads over contiguous ranges of row blocks (one BLAS thread each).
 
     Notes
     -----
@@ -208,7 +208,9 @@ class RFFAlignment:
         Xo[:, -1] = 1.0
         self.X = Xo
         self.target_norm = class_table_norm(B, counts)
-        self.block = max(1, BLOCK_ELEMENTS // self.m)
+        # Threads get 4x larger blocks: their ZᵀZ is a fresh product added to the accumulator (numpy
+        # has no in-place SYRK), and larger blocks amortise that m×m addition.
+        self.block = max(1, BLOCK_ELEMENTS * (4 if self.n_jobs > 1 else 1) // self.m)
         self.scale = np.sqrt(2.0 / self.m)
         self._syrk = get_blas_funcs("syrk", dtype=self.dtype)
         # Block boundaries and class segments, fixed for the fit.
@@ -218,79 +220,84 @@ class RFFAlignment:
             bounds = np.concatenate(([0], np.flatnonzero(np.diff(c)) + 1, [c.size]))
             segments = [(int(c[lo]), slice(int(lo), int(hi))) for lo, hi in zip(bounds[:-1], bounds[1:])]
             self._plan.append((start, start + c.size, segments))
-        self._work: dict[str, np.ndarray] = {}
+        self._work: dict[int, dict[str, np.ndarray]] = {}  # work arrays of each thread
 
     # ------------------------------------------------------------------ blocks
-    def _buffer(self, name: str, rows: int) -> np.ndarray:
-        """A reusable rows×m work array (allocated once per fit: no page faults per block)."""
-        buf = self._work.get(name)
+    def _buffer(self, work: dict, name: str, rows: int, cols: int | None = None) -> np.ndarray:
+        """A reusable work array of one thread (allocated once per fit: no page faults per block)."""
+        buf = work.get(name)
         if buf is None:
-            buf = self._work[name] = np.empty((self.block, self.m), dtype=self.dtype)
+            buf = work[name] = np.empty((self.block, cols or self.m), dtype=self.dtype)
         return buf[:rows]
 
-    def _elementwise(self, fn, src: np.ndarray, out: np.ndarray, pool) -> None:
-        """``fn(src, out=out)``, over row slices in ``pool``'s threads if any (numpy frees the GIL)."""
-        if pool is None or src.shape[0] < 2 * self.n_jobs:
-            fn(src, out=out)
-            return
-        cuts = np.linspace(0, src.shape[0], self.n_jobs + 1).astype(int)
-        futures = [pool.submit(fn, src[lo:hi], out=out[lo:hi]) for lo, hi in zip(cuts[1:-1], cuts[2:])]
-        fn(src[: cuts[1]], out=out[: cuts[1]])
-        for f in futures:
-            f.result()
+    def _run(self, part, w: np.ndarray) -> list:
+        """``part(ow, blocks, work)`` over the blocks: in one call, or over ``n_jobs`` contiguous ranges.
 
-    def _passes(self, w: np.ndarray):
-        """Yield (rows of X, class segments, U, pool) block by block; U is a reused work array.
-
-        With ``n_jobs`` > 1 the BLAS calls use ``n_jobs`` threads and cos/sin run over row
-        slices in a thread pool (BLAS threads would oversubscribe with threads over blocks, and
-        SciPy's SYRK wrapper holds the GIL).
+        With ``n_jobs`` > 1 every thread takes a contiguous range of blocks with its own work arrays
+        and partial sums, BLAS on one thread each (numpy frees the GIL in its products and in cos/sin;
+        the parts are returned in range order, so the sums do not depend on the scheduling).
         """
         ow = np.vstack((np.asarray(w, dtype=float)[:, None] * self.omega, self.b)).astype(self.dtype)
-        pool = ThreadPoolExecutor(self.n_jobs - 1) if self.n_jobs > 1 else None
-        limits = threadpool_limits(limits=self.n_jobs) if self.n_jobs > 1 else nullcontext()
-        try:
-            with limits:
-                for start, stop, segments in self._plan:
-                    Xb = self.X[start:stop]
-                    U = np.matmul(Xb, ow, out=self._buffer("U", stop - start))
-                    yield Xb, segments, U, pool
-        finally:
-            if pool is not None:
-                pool.shutdown()
+        if self.n_jobs == 1:
+            return [part(ow, self._plan, self._work.setdefault(0, {}))]
+        cuts = np.linspace(0, len(self._plan), self.n_jobs + 1).astype(int)
+        ranges = [self._plan[lo:hi] for lo, hi in zip(cuts[:-1], cuts[1:]) if hi > lo]
+        with threadpool_limits(limits=1), ThreadPoolExecutor(len(ranges)) as pool:
+            futures = [pool.submit(part, ow, r, self._work.setdefault(i, {})) for i, r in enumerate(ranges)]
+            return [f.result() for f in futures]
 
     # ------------------------------------------------------------------ passes
-    def value(self, w: np.ndarray) -> tuple[float, dict]:
-        """Criterion at ``w`` and the state its gradient needs (class sums S, G = ZᵀZ)."""
-        C = self.B.shape[0]
-        S = np.zeros((C, self.m))
+    def _value_part(self, ow: np.ndarray, blocks: list, work: dict) -> tuple[np.ndarray, np.ndarray | None]:
+        """Class sums (unscaled) and ZᵀZ (upper triangle at least, unscaled) of ``blocks``."""
+        S = np.zeros((self.B.shape[0], self.m))
         G = np.zeros((self.m, self.m)) if self.criterion == "alignment" else None
         # Column sums of a block as a GEMV with a ones vector: ~7x faster than a float64-accumulating
         # np.sum over axis 0; the block's partial sum is then added to a float64 total.
         ones = np.ones(self.block, dtype=self.dtype)
-        # G is accumulated by SYRK into a block-precision m×m array (Fortran order, updated in place:
-        # no m×m temporary per block), flushed into the float64 total every FLUSH_ROWS rows.
-        acc = np.zeros((self.m, self.m), dtype=self.dtype, order="F") if G is not None else None
+        if G is not None and self.n_jobs == 1:
+            # SciPy's SYRK accumulates in place into a block-precision m×m array (Fortran order: no
+            # m×m temporary per block); it holds the GIL, so threads use numpy's ZᵀZ (also SYRK).
+            acc = work.setdefault("acc", np.zeros((self.m, self.m), dtype=self.dtype, order="F"))
+            acc.fill(0.0)
+        elif G is not None:
+            acc = work.setdefault("acc", np.zeros((self.m, self.m), dtype=self.dtype))
+            acc.fill(0.0)
+            prod = work.setdefault("prod", np.empty((self.m, self.m), dtype=self.dtype))
         rows = 0
-        for _, segments, U, pool in self._passes(w):
-            self._elementwise(np.cos, U, U, pool)
-            Zc = U
+        for start, stop, segments in blocks:
+            Zc = np.matmul(self.X[start:stop], ow, out=self._buffer(work, "U", stop - start))
+            np.cos(Zc, out=Zc)
             for c, sl in segments:
                 S[c] += ones[: sl.stop - sl.start] @ Zc[sl]
-            if G is not None:
+            if G is None:
+                continue
+            if self.n_jobs == 1:
                 # ZcᵀZc (upper triangle) by SYRK: half the flops of a GEMM. Zc.T is Fortran-ordered,
                 # so BLAS reads it without a copy.
                 acc = self._syrk(1.0, Zc.T, beta=1.0, c=acc, trans=0, lower=0, overwrite_c=1)
-                rows += Zc.shape[0]
-                if rows >= FLUSH_ROWS:
-                    G += acc
-                    acc.fill(0.0)
-                    rows = 0
+                work["acc"] = acc
+            else:
+                np.matmul(Zc.T, Zc, out=prod)  # numpy calls SYRK for AᵀA, without the GIL
+                acc += prod
+            # flushed into the float64 total every FLUSH_ROWS rows
+            rows += stop - start
+            if rows >= FLUSH_ROWS:
+                G += acc
+                acc.fill(0.0)
+                rows = 0
+        if G is not None:
+            G += acc
+        return S, G
+
+    def value(self, w: np.ndarray) -> tuple[float, dict]:
+        """Criterion at ``w`` and the state its gradient needs (class sums S, G = ZᵀZ)."""
+        parts = self._run(self._value_part, w)
+        S = sum(p[0] for p in parts[1:]) + parts[0][0]
         S *= self.scale
         kt = float(np.sum(S * (self.B @ S)))
-        if G is None:
+        if self.criterion != "alignment":
             return kt, {"S": S, "kt": kt}
-        G += acc
+        G = sum(p[1] for p in parts[1:]) + parts[0][1]
         G = np.triu(G) + np.triu(G, 1).T
         G *= self.scale**2
         nk = float(np.linalg.norm(G))
@@ -313,22 +320,27 @@ class RFFAlignment:
             # -β Z G with Z = √(2/m) cos U: the √(2/m) of Z is folded into G here.
             Gq = ((-2.0 * kt / (nk**3 * nt)) * self.scale * state["G"]).astype(self.dtype)
         R = R.astype(self.dtype)
-        A = np.zeros((self.omega.shape[0] + 1, self.m))  # the last row is the ones column's (unused)
-        for Xb, segments, U, pool in self._passes(w):
-            # P = R[class] - β Z G, then V = P ∘ sin U (the -√(2/m) of ∂Z/∂U is applied at the end).
-            # cos and sin of the same U: the projection is computed once per block and pass.
-            P = self._buffer("P", U.shape[0])
-            if Gq is not None:
-                Zc = self._buffer("Z", U.shape[0])
-                self._elementwise(np.cos, U, Zc, pool)
-                np.matmul(Zc, Gq, out=P)
-            else:
-                P.fill(0.0)
-            for c, sl in segments:
-                P[sl] += R[c]
-            self._elementwise(np.sin, U, U, pool)
-            P *= U
-            A += Xb.T @ P
+
+        def part(ow: np.ndarray, blocks: list, work: dict) -> np.ndarray:
+            A = np.zeros((self.omega.shape[0] + 1, self.m))  # the last row is the ones column's (unused)
+            for start, stop, segments in blocks:
+                Xb = self.X[start:stop]
+                U = np.matmul(Xb, ow, out=self._buffer(work, "U", stop - start))
+                # P = R[class] - β Z G, then V = P ∘ sin U (the -√(2/m) of ∂Z/∂U is applied at the
+                # end). cos and sin of the same U: the projection is computed once per block and pass.
+                P = self._buffer(work, "P", stop - start)
+                if Gq is not None:
+                    Zc = np.cos(U, out=self._buffer(work, "Z", stop - start))
+                    np.matmul(Zc, Gq, out=P)
+                else:
+                    P.fill(0.0)
+                for c, sl in segments:
+                    P[sl] += R[c]
+                P *= np.sin(U, out=U)
+                A += Xb.T @ P
+            return A
+
+        A = sum(self._run(part, w))
         return -self.scale * np.einsum("dk,dk->d", self.omega, A[:-1])
 
     def objective(self) -> Callable[[np.ndarray], tuple[float, Callable[[], np.ndarray]]]:

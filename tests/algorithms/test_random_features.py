@@ -239,3 +239,21 @@ def test_optimized_passes_give_the_ranking_of_the_dense_definition(n_jobs, monke
     np.testing.assert_allclose(exact64.scale_factors_, dense.scale_factors_, rtol=1e-8)
     np.testing.assert_array_equal(fast.ranking_, dense.ranking_)
     np.testing.assert_allclose(fast.scale_factors_, dense.scale_factors_, rtol=1e-3)
+
+
+@pytest.mark.parametrize("criterion", ["alignment", "frobenius"])
+def test_threads_over_blocks_give_the_same_value_and_gradient(criterion, monkeypatch):
+    # n_jobs = 2: contiguous ranges of blocks per thread, numpy's ZᵀZ instead of SciPy's in-place SYRK
+    monkeypatch.setattr(rf, "BLOCK_ELEMENTS", 7 * 50)
+    monkeypatch.setattr(rf, "FLUSH_ROWS", 30)
+    X = rng.normal(size=(203, 5))
+    y = rng.integers(0, 3, 203)
+    w = rng.uniform(0.5, 1.5, 5)
+    omega, b = rf.draw_features(5, 50, 0.3, 0)
+    one = rf.RFFAlignment(X, y, omega, b, criterion=criterion, dtype=np.float64)
+    two = rf.RFFAlignment(X, y, omega, b, criterion=criterion, dtype=np.float64, n_jobs=2)
+    assert len(two._plan) > 2  # several blocks in each thread's range
+    f1, s1 = one.value(w)
+    f2, s2 = two.value(w)
+    assert f2 == pytest.approx(f1, rel=1e-12)
+    np.testing.assert_allclose(two.gradient(w, s2), one.gradient(w, s1), rtol=1e-10, atol=1e-14)
