@@ -120,6 +120,11 @@ def render_markdown(out: Path) -> str:
             "The random-feature path (`approximation: rff`): ranking agreement with exact SAS as m grows, "
             "time per iteration at N = 1k–50k and the N = 10⁶ fit are in [RFF.md](RFF.md).",
         ]
+    floor = out / "RFF_FLOOR.md"  # written by `python -m benchmarks.rff_floor`, included whole
+    if floor.exists():
+        body = floor.read_text().splitlines()[1:]  # without its title
+        lines += ["", "## (g) Random-feature SAS against its arithmetic floor (issue #23)"]
+        lines += [("###" + x[2:]) if x.startswith("## ") else x for x in body]
     if "e" in docs:
         d = docs["e"]
         lines += [

@@ -137,3 +137,22 @@ def test_rff_iteration_runs():
     from benchmarks import rff_agreement as ra
 
     assert ra.rff_iteration(300, 8, n_components=64, repeats=1) > 0
+
+
+def test_rff_floor_kernels_floor_and_fit(tmp_path, monkeypatch):
+    from benchmarks import rff_floor as rfl
+
+    k = rfl.kernel_times(64, threads=1, repeats=1, min_rows=2000)
+    assert set(k["kernels"]) == set(rfl.VALUE_KERNELS) | set(rfl.GRADIENT_KERNELS)
+    assert all(v["cpu_us_per_row"] >= 0 and v["wall_us_per_row"] > 0 for v in k["kernels"].values())
+    # the floor is linear in N and in the number of passes, and a gradient pass holds the value pass's
+    # projection and cosine plus three more kernels
+    one = rfl.floor_seconds(k, 1000, 1, 1, "wall")
+    assert rfl.floor_seconds(k, 10_000, 2, 2, "wall") == pytest.approx(20 * one)
+    assert rfl.pass_floor(k, "gradient", "wall") > k["kernels"]["project"]["wall_us_per_row"]
+    # a real (tiny) fit in a subprocess, its passes counted, then the report
+    doc = rfl.run_fit(tmp_path, N=3000, m=32, iters=2, n_jobs=1, tag="t")
+    assert doc["gradient_passes"] == doc["n_iter"] and doc["value_passes"] >= doc["n_iter"] + 1
+    assert doc["summary"]["floor_s"] > 0 and doc["summary"]["ratio_to_floor"] > 0
+    assert (tmp_path / "rff_floor_n3000_m32_j1_t.json").exists()
+    assert "| t | 3000 | 32 | 1 |" in rfl.render(tmp_path)

@@ -38,6 +38,7 @@ from fsbench.algorithms.gram_blocks import (
     DEFAULT_MEMORY_LIMIT,
     GradientWeights,
     GramStats,
+    resolve_n_jobs,
 )
 from fsbench.algorithms.random_features import rff_kernel, rff_objective
 from fsbench.algorithms.scaled import ScaledKernelAscent
@@ -66,7 +67,8 @@ class SAS(ScaledKernelAscent):
         limit): the Gram matrix is formed whole if it fits, else block by block with the same result
         up to round-off (:class:`~fsbench.algorithms.scaled.ScaledKernelAscent`).
     n_jobs : int or None, default 1
-        Threads over the blocks (blocked path only; -1 = every core).
+        Threads over the blocks (blocked path; -1 = every core). With ``approximation="rff"``: threads
+        over ranges of row blocks, one BLAS thread each.
     approximation : {None, "rff"}, default None
         ``None``: the exact alignment of the N×N Gram matrix. ``"rff"``: random Fourier features
         (:mod:`fsbench.algorithms.random_features`) — the alignment and its exact gradient in w in
@@ -167,6 +169,7 @@ class SAS(ScaledKernelAscent):
             n_components=self.n_components,
             random_state=self.random_state,
             dtype=self._rff_dtype,
+            n_jobs=resolve_n_jobs(self.n_jobs),
         )
 
     _needs_sq_norm = True

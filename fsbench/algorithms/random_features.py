@@ -60,14 +60,23 @@ one (D×N)·(N×m) GEMM, plus the (N×m)·(m×m) product ZG: O(N·m·(m + D)).
 
 **Passes and memory.** P needs the global S and G, so an evaluation is two passes over the rows, in
 blocks of ≈ 2²⁰/m rows (no N×m matrix is ever held): the *value* pass (projection GEMM, cosine,
-class sums, :math:`G \mathrel{+}= Z_b^\top Z_b`) at every trial point of the line search, and the
-*gradient* pass (projection and cosine again, :math:`Z_b G`, sine, one GEMM) only at accepted
-points, as in the dense ascent. Memory beyond X: O(m² + m·(D + C)) plus a few blocks of ≈ 2²⁰ numbers.
+class sums, :math:`G \mathrel{+}= Z_b^\top Z_b` by SYRK) at every trial point of the line search, and the
+*gradient* pass (projection and cosine again, :math:`Z_b G`, sine of the same projection, one GEMM)
+only at accepted points, as in the dense ascent. The gradient pass cannot reuse the value pass's
+blocks (they would be N×m) nor be merged with it (P needs the G of all rows). Memory beyond X: one
+copy of X in class order in the block precision with a column of ones that carries b through the
+projection (N·(D+1)·4 bytes, made once so that no block gathers rows), O(m² + m·(D + C)) and
+three reused work arrays of ≈ 2²⁰ numbers. ``n_jobs`` > 1 splits the
+blocks into that many contiguous ranges, one thread each with its own work arrays and partial sums
+and one BLAS thread (SciPy's SYRK holds the GIL, so the threads use numpy's, which frees it, on
+4× larger blocks to amortise the m×m addition it needs). Time per pass against the arithmetic
+floor (the kernels alone): ``benchmarks/rff_floor.py``.
 
 **Precision.** The blocks are computed in float32 (``dtype``): numpy's float32 sin/cos are
 vectorised and ~25× faster than float64 here, and their rounding (~10⁻⁷ relative) is far below the
-sampling error of the features (~1/√m ≥ 10⁻²); per-block sums are float32, their totals over
-blocks float64. The float64 mode exists for checking the gradient against finite differences.
+sampling error of the features (~1/√m ≥ 10⁻²); per-block sums are float32 (ZᵀZ over
+:data:`FLUSH_ROWS` rows), their totals float64. The float64 mode exists for checking the gradient
+against finite differences.
 
 **Width.** ``gamma="median"`` needs all pairwise distances (O(N²)); for N above
 :data:`MEDIAN_MAX_ROWS` it is resolved on that many evenly spaced rows (deterministic, and
@@ -77,10 +86,12 @@ spread over files sorted by class), otherwise on all rows as in the exact path.
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from scipy.linalg.blas import get_blas_funcs
 from sklearn.utils import check_random_state
+from threadpoolctl import threadpool_limits
 
 from fsbench.algorithms.kernels import Kernel, make_kernel
 from fsbench.algorithms.targets import class_table_norm, class_target_table
@@ -91,6 +102,10 @@ MEDIAN_MAX_ROWS = 5000
 
 #: Elements of one row block of an N×m array (float32: 4 MB).
 BLOCK_ELEMENTS = 2**20
+
+#: Rows whose ZᵀZ is summed in the block precision before being added to the float64 total
+#: (float32: relative rounding ≲ 10⁻⁵, far below the features' sampling error ~1/√m).
+FLUSH_ROWS = 2**15
 
 
 def rff_kernel(kernel: str, gamma: float | str, X: np.ndarray) -> Kernel:
@@ -139,7 +154,7 @@ class RFFAlignment:
 
     Parameters
     ----------
-    X : (N, D) float64 data (not copied; read block by block).
+    X : (N, D) data (copied once, in class order and in ``dtype``).
     y : (N,) class labels.
     omega, b : the random features (:func:`draw_features`).
     target : {"vert", "uneven"}
@@ -148,6 +163,8 @@ class RFFAlignment:
         The alignment (SAS) or its numerator :math:`\langle ZZ^\top, K^*\rangle_F` (SFS).
     dtype : numpy float dtype, default float32
         Precision of the row blocks (totals are float64); see the module notes.
+    n_jobs : int, default 1
+        Threads over contiguous ranges of row blocks (one BLAS thread each).
 
     Notes
     -----
@@ -164,65 +181,123 @@ class RFFAlignment:
         target: str = "vert",
         criterion: str = "alignment",
         dtype=np.float32,
+        n_jobs: int = 1,
     ):
         if criterion not in ("alignment", "frobenius"):
             raise ValueError(f"unknown criterion {criterion!r}; expected 'alignment' or 'frobenius'")
-        self.X = X
         self.omega = np.asarray(omega, dtype=float)
         self.m = self.omega.shape[1]
         self.dtype = np.dtype(dtype)
         self.b = np.asarray(b, dtype=self.dtype)
         self.criterion = criterion
+        self.n_jobs = max(1, int(n_jobs))
         _, codes, counts = np.unique(np.asarray(y), return_inverse=True, return_counts=True)
         codes = codes.reshape(-1)
         B = class_target_table(counts, target)
         self.B = B
         # Rows are visited class by class (the criterion is a sum over rows, so the order is free):
         # inside a block every class is one contiguous slice, so class sums need no indicator GEMM.
-        self.order = np.argsort(codes, kind="stable")
-        self.codes = codes[self.order]
+        order = np.argsort(codes, kind="stable")
+        codes = codes[order]
+        # One copy of X in class order and in the block precision (N·D·4 bytes in float32), made
+        # once: a gather X[idx] per block and pass cost a random read of every row of X each time.
+        # A last column of ones carries the phases b through the projection GEMM (U = [X 1][Ω_w; b]),
+        # which saves a read and write of every block for U += b.
+        Xo = np.empty((X.shape[0], X.shape[1] + 1), dtype=self.dtype)
+        Xo[:, :-1] = np.asarray(X)[order]
+        Xo[:, -1] = 1.0
+        self.X = Xo
         self.target_norm = class_table_norm(B, counts)
-        self.block = max(1, BLOCK_ELEMENTS // self.m)
+        # Threads get 4x larger blocks: their ZᵀZ is a fresh product added to the accumulator (numpy
+        # has no in-place SYRK), and larger blocks amortise that m×m addition.
+        self.block = max(1, BLOCK_ELEMENTS * (4 if self.n_jobs > 1 else 1) // self.m)
         self.scale = np.sqrt(2.0 / self.m)
         self._syrk = get_blas_funcs("syrk", dtype=self.dtype)
+        # Block boundaries and class segments, fixed for the fit.
+        self._plan = []
+        for start in range(0, codes.size, self.block):
+            c = codes[start : start + self.block]
+            bounds = np.concatenate(([0], np.flatnonzero(np.diff(c)) + 1, [c.size]))
+            segments = [(int(c[lo]), slice(int(lo), int(hi))) for lo, hi in zip(bounds[:-1], bounds[1:])]
+            self._plan.append((start, start + c.size, segments))
+        self._work: dict[int, dict[str, np.ndarray]] = {}  # work arrays of each thread
 
     # ------------------------------------------------------------------ blocks
-    def _blocks(self, w: np.ndarray):
-        """Yield (rows of X, class segments, U) block by block; U is a fresh array."""
-        ow = (np.asarray(w, dtype=float)[:, None] * self.omega).astype(self.dtype)
-        n = self.order.size
-        for start in range(0, n, self.block):
-            idx = self.order[start : start + self.block]
-            Xb = self.X[idx].astype(self.dtype, copy=False)
-            U = Xb @ ow
-            U += self.b
-            codes = self.codes[start : start + self.block]
-            cuts = np.flatnonzero(np.diff(codes)) + 1
-            bounds = np.concatenate(([0], cuts, [codes.size]))
-            segments = [(int(codes[lo]), slice(lo, hi)) for lo, hi in zip(bounds[:-1], bounds[1:])]
-            yield Xb, segments, U
+    def _buffer(self, work: dict, name: str, rows: int, cols: int | None = None) -> np.ndarray:
+        """A reusable work array of one thread (allocated once per fit: no page faults per block)."""
+        buf = work.get(name)
+        if buf is None:
+            buf = work[name] = np.empty((self.block, cols or self.m), dtype=self.dtype)
+        return buf[:rows]
+
+    def _run(self, part, w: np.ndarray) -> list:
+        """``part(ow, blocks, work)`` over the blocks: in one call, or over ``n_jobs`` contiguous ranges.
+
+        With ``n_jobs`` > 1 every thread takes a contiguous range of blocks with its own work arrays
+        and partial sums, BLAS on one thread each (numpy frees the GIL in its products and in cos/sin;
+        the parts are returned in range order, so the sums do not depend on the scheduling).
+        """
+        ow = np.vstack((np.asarray(w, dtype=float)[:, None] * self.omega, self.b)).astype(self.dtype)
+        if self.n_jobs == 1:
+            return [part(ow, self._plan, self._work.setdefault(0, {}))]
+        cuts = np.linspace(0, len(self._plan), self.n_jobs + 1).astype(int)
+        ranges = [self._plan[lo:hi] for lo, hi in zip(cuts[:-1], cuts[1:]) if hi > lo]
+        with threadpool_limits(limits=1), ThreadPoolExecutor(len(ranges)) as pool:
+            futures = [pool.submit(part, ow, r, self._work.setdefault(i, {})) for i, r in enumerate(ranges)]
+            return [f.result() for f in futures]
 
     # ------------------------------------------------------------------ passes
-    def value(self, w: np.ndarray) -> tuple[float, dict]:
-        """Criterion at ``w`` and the state its gradient needs (class sums S, G = ZᵀZ)."""
-        C = self.B.shape[0]
-        S = np.zeros((C, self.m))
+    def _value_part(self, ow: np.ndarray, blocks: list, work: dict) -> tuple[np.ndarray, np.ndarray | None]:
+        """Class sums (unscaled) and ZᵀZ (upper triangle at least, unscaled) of ``blocks``."""
+        S = np.zeros((self.B.shape[0], self.m))
         G = np.zeros((self.m, self.m)) if self.criterion == "alignment" else None
         # Column sums of a block as a GEMV with a ones vector: ~7x faster than a float64-accumulating
         # np.sum over axis 0; the block's partial sum is then added to a float64 total.
         ones = np.ones(self.block, dtype=self.dtype)
-        for _, segments, U in self._blocks(w):
-            Zc = np.cos(U, out=U)
+        if G is not None and self.n_jobs == 1:
+            # SciPy's SYRK accumulates in place into a block-precision m×m array (Fortran order: no
+            # m×m temporary per block); it holds the GIL, so threads use numpy's ZᵀZ (also SYRK).
+            acc = work.setdefault("acc", np.zeros((self.m, self.m), dtype=self.dtype, order="F"))
+            acc.fill(0.0)
+        elif G is not None:
+            acc = work.setdefault("acc", np.zeros((self.m, self.m), dtype=self.dtype))
+            acc.fill(0.0)
+            prod = work.setdefault("prod", np.empty((self.m, self.m), dtype=self.dtype))
+        rows = 0
+        for start, stop, segments in blocks:
+            Zc = np.matmul(self.X[start:stop], ow, out=self._buffer(work, "U", stop - start))
+            np.cos(Zc, out=Zc)
             for c, sl in segments:
                 S[c] += ones[: sl.stop - sl.start] @ Zc[sl]
-            if G is not None:
+            if G is None:
+                continue
+            if self.n_jobs == 1:
                 # ZcᵀZc (upper triangle) by SYRK: half the flops of a GEMM. Zc.T is Fortran-ordered,
                 # so BLAS reads it without a copy.
-                G += self._syrk(1.0, Zc.T, trans=0, lower=0)
+                acc = self._syrk(1.0, Zc.T, beta=1.0, c=acc, trans=0, lower=0, overwrite_c=1)
+                work["acc"] = acc
+            else:
+                np.matmul(Zc.T, Zc, out=prod)  # numpy calls SYRK for AᵀA, without the GIL
+                acc += prod
+            # flushed into the float64 total every FLUSH_ROWS rows
+            rows += stop - start
+            if rows >= FLUSH_ROWS:
+                G += acc
+                acc.fill(0.0)
+                rows = 0
+        if G is not None:
+            G += acc
+        return S, G
+
+    def value(self, w: np.ndarray) -> tuple[float, dict]:
+        """Criterion at ``w`` and the state its gradient needs (class sums S, G = ZᵀZ)."""
+        parts = self._run(self._value_part, w)
+        S = sum(p[0] for p in parts[1:]) + parts[0][0]
         S *= self.scale
         kt = float(np.sum(S * (self.B @ S)))
-        if G is None:
+        if self.criterion != "alignment":
             return kt, {"S": S, "kt": kt}
+        G = sum(p[1] for p in parts[1:]) + parts[0][1]
         G = np.triu(G) + np.triu(G, 1).T
         G *= self.scale**2
         nk = float(np.linalg.norm(G))
@@ -245,15 +320,28 @@ class RFFAlignment:
             # -β Z G with Z = √(2/m) cos U: the √(2/m) of Z is folded into G here.
             Gq = ((-2.0 * kt / (nk**3 * nt)) * self.scale * state["G"]).astype(self.dtype)
         R = R.astype(self.dtype)
-        A = np.zeros((self.omega.shape[0], self.m))
-        for Xb, segments, U in self._blocks(w):
-            # P = R[class] - β Z G, then V = P ∘ sin U (the -√(2/m) of ∂Z/∂U is applied at the end).
-            P = np.cos(U) @ Gq if Gq is not None else np.zeros_like(U)
-            for c, sl in segments:
-                P[sl] += R[c]
-            P *= np.sin(U, out=U)
-            A += Xb.T @ P
-        return -self.scale * np.einsum("dk,dk->d", self.omega, A)
+
+        def part(ow: np.ndarray, blocks: list, work: dict) -> np.ndarray:
+            A = np.zeros((self.omega.shape[0] + 1, self.m))  # the last row is the ones column's (unused)
+            for start, stop, segments in blocks:
+                Xb = self.X[start:stop]
+                U = np.matmul(Xb, ow, out=self._buffer(work, "U", stop - start))
+                # P = R[class] - β Z G, then V = P ∘ sin U (the -√(2/m) of ∂Z/∂U is applied at the
+                # end). cos and sin of the same U: the projection is computed once per block and pass.
+                P = self._buffer(work, "P", stop - start)
+                if Gq is not None:
+                    Zc = np.cos(U, out=self._buffer(work, "Z", stop - start))
+                    np.matmul(Zc, Gq, out=P)
+                else:
+                    P.fill(0.0)
+                for c, sl in segments:
+                    P[sl] += R[c]
+                P *= np.sin(U, out=U)
+                A += Xb.T @ P
+            return A
+
+        A = sum(self._run(part, w))
+        return -self.scale * np.einsum("dk,dk->d", self.omega, A[:-1])
 
     def objective(self) -> Callable[[np.ndarray], tuple[float, Callable[[], np.ndarray]]]:
         """``evaluate(w) -> (f, gradient)``, as ``ScaledKernelAscent._objective`` returns it."""
@@ -276,7 +364,9 @@ def rff_objective(
     n_components: int = 2000,
     random_state=None,
     dtype=np.float32,
+    n_jobs: int = 1,
 ) -> Callable[[np.ndarray], tuple[float, Callable[[], np.ndarray]]]:
     """Draw the features for the resolved RBF kernel ``kern`` and return ``evaluate(w) -> (f, gradient)``."""
     omega, b = draw_features(X.shape[1], n_components, kern._gamma(), random_state)
-    return RFFAlignment(X, y, omega, b, target=target, criterion=criterion, dtype=dtype).objective()
+    crit = RFFAlignment(X, y, omega, b, target=target, criterion=criterion, dtype=dtype, n_jobs=n_jobs)
+    return crit.objective()

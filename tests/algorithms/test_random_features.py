@@ -189,3 +189,71 @@ def test_alignment_helper_is_unchanged_for_dense_path():
     kern = sel._kernel(X)
     a, _ = alignment(kern.gram(X, w=w), class_target(y))
     assert sel.criterion(X, y, w)[0] == pytest.approx(a, rel=1e-12)
+
+
+class _DenseRFFSAS(SAS):
+    """SAS on the explicit N×m feature matrix Z = √(2/m) cos((X∘w)Ω + b), float64, no blocks: the
+    definition of the approximate criterion, written independently of the blocked passes."""
+
+    def _objective(self, X, y):
+        kern = rf.rff_kernel(self.kernel, self.gamma, X)
+        omega, b = rf.draw_features(X.shape[1], self.n_components, kern._gamma(), self.random_state)
+        K_star = class_target(y, self.target)
+        m = self.n_components
+
+        def evaluate(w):
+            U = (X * w) @ omega + b
+            Z = np.sqrt(2 / m) * np.cos(U)
+            G = Z.T @ Z
+            nk, nt = np.linalg.norm(G), np.linalg.norm(K_star)
+            kt = float(np.vdot(Z.T @ K_star, Z.T))
+            f = kt / (nk * nt)
+
+            def gradient():
+                dZ = 2 * K_star @ Z / (nk * nt) - 2 * kt / (nk**3 * nt) * (Z @ G)
+                V = -np.sqrt(2 / m) * np.sin(U) * dZ
+                return np.einsum("id,dk,ik->d", X, omega, V)
+
+            return f, gradient
+
+        return evaluate
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_optimized_passes_give_the_ranking_of_the_dense_definition(n_jobs, monkeypatch):
+    # The blocked passes (class-ordered float32 copy of X, reused work arrays, SYRK accumulated in the
+    # block precision and flushed, threads over row slices) against the dense float64 definition:
+    # the same ascent must reach the same ranking. Small blocks and flushes so that every mechanism runs.
+    monkeypatch.setattr(rf, "BLOCK_ELEMENTS", 16 * 60)
+    monkeypatch.setattr(rf, "FLUSH_ROWS", 40)
+    r = np.random.default_rng(23)
+    X, y = _weston_nonlinear(300, r)
+    X = (X[:, :8] - X[:, :8].mean(axis=0)) / X[:, :8].std(axis=0)
+    params = dict(kernel="rbf", approximation="rff", n_components=60, random_state=0, max_iter=15)
+    dense = _DenseRFFSAS(**params).fit(X, y)
+    fast = SAS(**params, n_jobs=n_jobs).fit(X, y)
+    exact64 = _rff(n_components=60, max_iter=15, n_jobs=n_jobs)
+    exact64.random_state = 0
+    exact64.fit(X, y)
+    np.testing.assert_array_equal(exact64.ranking_, dense.ranking_)
+    np.testing.assert_allclose(exact64.scale_factors_, dense.scale_factors_, rtol=1e-8)
+    np.testing.assert_array_equal(fast.ranking_, dense.ranking_)
+    np.testing.assert_allclose(fast.scale_factors_, dense.scale_factors_, rtol=1e-3)
+
+
+@pytest.mark.parametrize("criterion", ["alignment", "frobenius"])
+def test_threads_over_blocks_give_the_same_value_and_gradient(criterion, monkeypatch):
+    # n_jobs = 2: contiguous ranges of blocks per thread, numpy's ZᵀZ instead of SciPy's in-place SYRK
+    monkeypatch.setattr(rf, "BLOCK_ELEMENTS", 7 * 50)
+    monkeypatch.setattr(rf, "FLUSH_ROWS", 30)
+    X = rng.normal(size=(203, 5))
+    y = rng.integers(0, 3, 203)
+    w = rng.uniform(0.5, 1.5, 5)
+    omega, b = rf.draw_features(5, 50, 0.3, 0)
+    one = rf.RFFAlignment(X, y, omega, b, criterion=criterion, dtype=np.float64)
+    two = rf.RFFAlignment(X, y, omega, b, criterion=criterion, dtype=np.float64, n_jobs=2)
+    assert len(two._plan) > 2  # several blocks in each thread's range
+    f1, s1 = one.value(w)
+    f2, s2 = two.value(w)
+    assert f2 == pytest.approx(f1, rel=1e-12)
+    np.testing.assert_allclose(two.gradient(w, s2), one.gradient(w, s1), rtol=1e-10, atol=1e-14)
