@@ -137,6 +137,15 @@ def cli_subprocess(*args: Any, env: dict[str, str] | None = None, timeout: float
     return CliResult(proc.returncode, proc.stdout, proc.stderr)
 
 
+def process_alive(pid: int) -> bool:
+    """Running, i.e. neither gone nor a zombie (an orphan's zombie waits for init to reap it; reads /proc)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
 def wait_for(predicate, timeout: float = 60.0, interval: float = 0.002, proc=None) -> bool:
     """Poll ``predicate`` until true (True) or the timeout / the end of ``proc`` (False)."""
     end = time.monotonic() + timeout

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import REPO, cli, fsbench_argv, subprocess_env, wait_for
+from conftest import REPO, cli, fsbench_argv, process_alive, subprocess_env, wait_for
 
 USER_MODULE = '''
 """Test selectors (written by tests/run/test_processes.py)."""
@@ -166,15 +166,6 @@ def _children(pid: int) -> set[int]:
     return kids
 
 
-def _alive(pid: int) -> bool:
-    """Running, i.e. neither gone nor a zombie (an orphan's zombie waits for init to reap it)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
-
-
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 @pytest.mark.slow  # a real run to start and kill three times: > 10 s on 2 cores
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT, signal.SIGTERM], ids=lambda s: s.name)
@@ -208,8 +199,8 @@ def test_no_child_process_outlives_a_killed_run(tmp_path, plug, sig):
         t0 = time.monotonic()
         proc.send_signal(sig)
         stdout, stderr = proc.communicate(timeout=60)
-        assert wait_for(lambda: not any(_alive(k) for k in kids), timeout=10, interval=0.1), [
-            k for k in kids if _alive(k)
+        assert wait_for(lambda: not any(process_alive(k) for k in kids), timeout=10, interval=0.1), [
+            k for k in kids if process_alive(k)
         ]
         gone = time.monotonic() - t0
     finally:

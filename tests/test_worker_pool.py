@@ -6,10 +6,9 @@ import signal
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import pytest
-from conftest import REPO, subprocess_env, wait_for
+from conftest import REPO, process_alive, subprocess_env, wait_for
 
 CHILD = textwrap.dedent(
     """
@@ -29,14 +28,6 @@ CHILD = textwrap.dedent(
 )
 
 
-def _alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
-
-
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_workers_end_with_the_process_that_started_them() -> None:
     proc = subprocess.Popen(
@@ -44,10 +35,10 @@ def test_workers_end_with_the_process_that_started_them() -> None:
     )
     try:
         pids = {int(p) for p in proc.stdout.readline().split()}
-        assert pids and proc.pid not in pids and all(_alive(p) for p in pids)
+        assert pids and proc.pid not in pids and all(process_alive(p) for p in pids)
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)
-        assert wait_for(lambda: not any(_alive(p) for p in pids), timeout=10, interval=0.1), pids
+        assert wait_for(lambda: not any(process_alive(p) for p in pids), timeout=10, interval=0.1), pids
     finally:
         if proc.poll() is None:
             proc.kill()
