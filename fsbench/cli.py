@@ -437,6 +437,14 @@ def report(
             "(linked, not embedded: read it in place), the comparison across datasets and provenance.",
         ),
     ] = False,
+    html_only: Annotated[
+        bool,
+        typer.Option(
+            "--html-only",
+            help="Only write REPORT.html, from the REPORT.md already there (e.g. the committed one, which "
+            "fsbench build keeps up to date): nothing is recomputed.",
+        ),
+    ] = False,
 ) -> None:
     """Write REPORT.md: figures, mean ± std tables with paired t-tests, ranks, and paper vs ours.
 
@@ -445,8 +453,15 @@ def report(
     or pass --allow-incomplete.
     """
     from fsbench.report import write_report
+    from fsbench.results.report_html import write_report_html
     from fsbench.run.engine import unfinished_runs
 
+    if html_only:
+        md = out or Path(results_dir) / "REPORT.md"
+        if not md.is_file():
+            _fail(f"{md}: no REPORT.md to render; write it first (`fsbench report {results_dir}` or build)")
+        typer.echo(str(write_report_html(md, Path(results_dir))))
+        return
     if not allow_incomplete:
         partial = unfinished_runs(results_dir)
         if partial:
@@ -462,8 +477,6 @@ def report(
         _fail(str(exc))
     typer.echo(str(path))
     if html:
-        from fsbench.results.report_html import write_report_html
-
         typer.echo(str(write_report_html(path, results_dir)))
 
 

@@ -127,3 +127,17 @@ def test_a_committed_papers_page_has_its_lists_tables_and_every_figure(tmp_path)
     # the browser's document has the same lists, tables and images as the parsed file
     for tag in ("li", "ul", "table", "img", "details"):
         assert dom.tags.get(tag, 0) == page.tags.get(tag, 0), tag
+
+
+def test_html_only_renders_the_committed_report_without_rewriting_it(tmp_path):
+    src = ROOT / "results" / "ring2015"
+    dst = tmp_path / "ring2015"
+    shutil.copytree(src, dst, ignore=shutil.ignore_patterns("tasks", "REPORT.html"))
+    before = (dst / "REPORT.md").read_bytes()
+    res = CliRunner().invoke(app, ["report", str(dst), "--html-only"])
+    assert res.exit_code == 0, res.output
+    assert (dst / "REPORT.html").is_file() and (dst / "REPORT.md").read_bytes() == before
+    assert unresolved_images(dst / "REPORT.html") == []
+    (dst / "REPORT.md").unlink()
+    res = CliRunner().invoke(app, ["report", str(dst), "--html-only"])
+    assert res.exit_code == 2 and "no REPORT.md to render" in res.output
