@@ -501,7 +501,7 @@ def plot_results(
         Confidence bands on, off, or ``None``: only in figures with at most :data:`BANDS_MAX` selectors.
     progress : callable or None
         Called with one line per result directory once it is drawn, in the order of the directories,
-        e.g. ``"[3/41] ramona2012/fig1a_weston_linear ... 12 figures"``.
+        e.g. ``"[3/41] <paper>/<experiment> ... 12 figures"``.
     jobs : int
         Worker processes (joblib) drawing result directories in parallel; 1: in this process.
 
