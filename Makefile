@@ -36,11 +36,12 @@ demo: install
 	$(BIN)/fsbench plot results/demo/fig1b_weston_nonlinear
 	@echo "figures: results/demo/fig1b_weston_nonlinear/plots/"
 
+# -n 2 (pytest-xdist): the suite on both cores; each test is independent (tmp dirs, its own processes)
 test: install
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2
 
 test-fast: install
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(BIN)/python -m pytest -q -n 2 -m "not slow"
 
 lint: install
 	$(BIN)/ruff check fsbench tests benchmarks examples configs
