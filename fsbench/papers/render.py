@@ -23,6 +23,7 @@ import pandas as pd
 
 from fsbench.papers.cells import (
     NO_STD_RULES,
+    RELATIVE_TOL,
     VALUE_METRICS,
     CellResult,
     _compare_rank_table,
@@ -219,6 +220,7 @@ def _table_counts(cells: list[CellResult]) -> dict[str, int]:
     return {
         "compared": len(counted),
         "agree": sum(c.status == "agree" for c in counted),
+        "agree_secondary": sum(c.agrees_secondary for c in counted),
         "differ": sum(c.status == "differ" for c in counted),
         "within_std": sum(bool(c.within_std) for c in with_std if c.status == "agree"),
         "not_sig_only": sum(c.status == "agree" and not c.within_std for c in with_std),
@@ -387,6 +389,7 @@ def paper_sections(
                 status,
                 str(k["compared"]),
                 str(k["agree"]),
+                str(k["agree_secondary"]),
                 str(k["differ"]),
                 str(k["external"]),
                 str(k["doubtful"]),
@@ -394,7 +397,17 @@ def paper_sections(
         )
     n_claims = sum(tally.values())
     no_cells = values.get("no_table_cells")
-    header = ["table", "experiment", "status", "compared", "agree", "differ", "external", "doubtful"]
+    header = [
+        "table",
+        "experiment",
+        "status",
+        "compared",
+        "agree",
+        f"agree (secondary, {100 * RELATIVE_TOL:g} %)",
+        "differ",
+        "external",
+        "doubtful",
+    ]
     summary = [
         f"## Comparison with the paper {paper} — summary",
         "",
@@ -408,6 +421,15 @@ def paper_sections(
         f"not available, {tot['external']} external (other papers' numbers, context only), "
         f"{tot['other']} row references / untestable; {tot['doubtful']} doubtful cell(s) flagged and "
         "left out of the counts.",
+        *(
+            [
+                f"- Under the secondary tolerance (no paper std: within max(our std, "
+                f"{100 * RELATIVE_TOL:g} % of the paper's number, half a printed digit)): "
+                f"{tot['agree_secondary']} of {tot['compared']} agree (main rule: {tot['agree']})."
+            ]
+            if tot["compared"]
+            else []
+        ),
         f"- **Claims: {tally[HOLDS]} hold, {tally[FAILS]} do not hold, "
         f"{tally[NOT_EVALUABLE]} not evaluable** (results missing), "
         f"{tally[NOT_CHECKABLE]} not machine-checkable — {n_claims} in all.",

@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 from test_paper_compare import frame, rows
 
-from fsbench.papers.cells import compare_table
+from fsbench.papers.cells import compare_table, relative_tolerance
 from fsbench.papers.claims import FAILS, HOLDS, NOT_EVALUABLE, evaluate_check, evaluate_claim
 from fsbench.papers.sources import metric, name_methods, select_rows
 from fsbench.papers.values import load_paper_values, read_configs
@@ -196,6 +196,37 @@ def test_value_table_with_a_second_printed_number():
         ("q", "", "differ"),
     ]
     assert cells[0].ours == pytest.approx(0.11) and cells[0].n_ours == 3
+
+
+def test_secondary_relative_tolerance_is_beside_the_main_rule():
+    # q: ours 0.21 ± 0.01. 0.23 is outside our std but within 10 % of the paper (0.023): differs by the
+    # main rule, agrees by the secondary one; 0.30 fails both; a printed std switches the secondary off.
+    table = {
+        "id": "t",
+        "experiment": "diag",
+        "metric": "value",
+        "column": "E_train",
+        "digits": 2,
+        "method_column": "learner",
+        "where": {"gamma_rule": "median"},
+        "cells": [
+            {"dataset": "toy", "method": "q", "value": 0.23},
+            {"dataset": "toy", "method": "q", "value": 0.30},
+            {"dataset": "toy", "method": "q", "value": 0.23, "std": 0.001},
+        ],
+    }
+    near, far, with_std = compare_table(table, DIAG)
+    assert (near.status, near.agree_relative, near.agrees_secondary) == ("differ", True, True)
+    assert (far.status, far.agree_relative, far.agrees_secondary) == ("differ", False, False)
+    assert with_std.agree_relative is None and with_std.agrees_secondary == (with_std.status == "agree")
+
+
+def test_relative_tolerance_scales():
+    assert relative_tolerance(0.145, 0.003, "value", 3) == pytest.approx(0.0145)
+    assert relative_tolerance(90.0, 0.5, "accuracy", 1) == pytest.approx(1.0)  # 10 % of the 10 % error
+    assert relative_tolerance(12.0, 0.0, "value", 0) == pytest.approx(1.2)
+    assert relative_tolerance(2.0, float("nan"), "value", 0) == pytest.approx(0.5)  # half a printed unit
+    assert relative_tolerance(0.1, 0.3, "error", None) == pytest.approx(0.3)  # our std when larger
 
 
 def test_cpu_table_with_a_row_per_dataset_and_an_unavailable_dataset():
