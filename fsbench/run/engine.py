@@ -108,13 +108,55 @@ def read_previous(exp: Experiment, out: Path, *, fresh: bool) -> dict | None:
             f"{out}: holds task results but no readable run.json, so their config cannot be checked; "
             "use --out NEWDIR, or --fresh to discard them"
         )
-    if previous is not None and not exp.accepts_hash(previous.get("config_hash")):
+    if (
+        previous is not None
+        and not exp.accepts_hash(previous.get("config_hash"))
+        and added_selectors(previous.get("effective_config"), exp.effective) is None
+    ):
         raise RunError(
             f"{out}: holds results of a different effective config (hash "
             f"{str(previous.get('config_hash'))[:12]} vs {exp.config_hash[:12]}); rerun with the same "
             "config and overrides, use --out NEWDIR, or --fresh to discard them"
         )
     return previous
+
+
+#: Config keys that may change between runs into one store when selectors are added (a description
+#: naming the methods run cannot change a result).
+_ADDABLE_KEYS = ("selectors", "description")
+
+
+def added_selectors(previous: Any, effective: dict[str, Any]) -> list[str] | None:
+    """Labels of the selectors a config adds to an earlier run's, when nothing else that could change a
+    result differs; else None.
+
+    A task's id and seeds depend on the selector's label, never on its position in the list, so the
+    earlier selectors' tasks stay valid: adding a method to a finished experiment runs only its tasks
+    (as ``--exclude-selector`` followed by a full run does). Every earlier entry must be in the new list
+    unchanged; only ``selectors`` and ``description`` may differ.
+    """
+    if not isinstance(previous, dict):
+        return None
+    rest_old = {k: v for k, v in previous.items() if k not in _ADDABLE_KEYS}
+    rest_new = {k: v for k, v in effective.items() if k not in _ADDABLE_KEYS}
+    old, new = previous.get("selectors") or [], effective.get("selectors") or []
+    if json.dumps(rest_old, sort_keys=True, default=str) != json.dumps(rest_new, sort_keys=True, default=str):
+        return None
+    canon = [json.dumps(e, sort_keys=True, default=str) for e in new]
+    old_canon = [json.dumps(e, sort_keys=True, default=str) for e in old]
+    if any(e not in canon for e in old_canon):
+        return None
+    added = [e for e, c in zip(new, canon, strict=True) if c not in old_canon]
+    labels = [str(e.get("label", e.get("name")) if isinstance(e, dict) else e) for e in added]
+    return labels or None
+
+
+def _added_note(exp: Experiment, previous: dict | None, kept: int) -> list[str]:
+    """The note of a run that adds selectors to an earlier run's store (:func:`added_selectors`)."""
+    if previous is None or exp.accepts_hash(previous.get("config_hash")):
+        return []
+    added = added_selectors(previous.get("effective_config"), exp.effective) or []
+    return [f"selector(s) added to this store: {', '.join(added)}; its {kept} earlier task(s) are kept"]
 
 
 def prepare_output(exp: Experiment, out: Path, *, fresh: bool, commit: str) -> tuple[dict, dict | None]:
@@ -299,6 +341,7 @@ def run_experiment(
             todo, done = split_done(tasks, store.get, retry_failed)
             skipped = len(tasks) - len(todo)
             notes = check_commit(out, previous, commit, skipped, len(todo), allow_mixed_code)
+            notes += _added_note(exp, previous, skipped)
             notes += check_plugin_code(out, previous, sources, done, allow_mixed_code)
             failed_kept = sum(p["status"] != "ok" for _, p in done)
 
@@ -466,6 +509,7 @@ def dry_run(
                 found[tid] = {"task_id": tid, "status": rows[0].get("status", ""), "code_hash": None}
     todo, done = split_done(tasks, found.get, retry_failed)
     notes = check_commit(out, previous, commit, len(done), len(todo), allow_mixed_code)
+    notes += _added_note(exp, previous, len(done))
     notes += check_plugin_code(out, previous, sources, done, allow_mixed_code)
     todo_ids = {t.task_id for t in todo}
     per_dataset: dict[str, list[int]] = {}

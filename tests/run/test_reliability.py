@@ -246,6 +246,36 @@ def test_changed_effective_config_is_refused_and_fresh_starts_over(tiny_config, 
     assert {r["repeat"] for r in rows} == {"0", "1"} and len(rows) == n_first // 2
 
 
+def test_selectors_added_to_a_finished_store_run_only_their_tasks(tmp_path, pinned_commit):
+    out = tmp_path / "out"
+    small = {"protocol": {"n_train": [20], "repeats": 2}}
+    first = write_config(tmp_path / "a.yaml", selectors=["all", "fisher"], **small)
+    assert cli("run", first, "--out", out, "--no-progress").exit_code == 0
+    before = {(r["selector"], r["repeat"], r["n_features"], r["error"]) for r in result_dicts(out)}
+
+    # a new selector and a new description: only the new selector's 2 tasks run, the old rows are kept
+    more = write_config(
+        tmp_path / "b.yaml", selectors=["all", "fisher", "anova_f"], description="now with ANOVA F", **small
+    )
+    res = cli("run", more, "--out", out, "--no-progress")
+    assert res.exit_code == 0, res.stderr
+    assert "(4 resumed, 2 run" in res.stdout
+    assert "added to this store: anova_f" in res.stdout + res.stderr
+    rows = result_dicts(out)
+    assert before <= {(r["selector"], r["repeat"], r["n_features"], r["error"]) for r in rows}
+    assert {r["selector"] for r in rows} == {"all", "fisher", "anova_f"}
+
+    # a changed entry, a removed one, or any other change is still refused
+    for sel, extra in [
+        (["all", {"name": "fisher", "label": "F"}, "anova_f"], {}),
+        (["all", "anova_f"], {}),
+        (["all", "fisher", "anova_f", "mutual_info"], {"seed": 8}),
+    ]:
+        cfg = write_config(tmp_path / "c.yaml", selectors=sel, **small, **extra)
+        res = cli("run", cfg, "--out", out, "--no-progress")
+        assert res.exit_code == 2 and "different effective config" in res.stderr, sel
+
+
 @pytest.mark.parametrize("damage", ["missing", "corrupt"])
 def test_task_files_without_readable_run_json_are_not_trusted(tiny_config, tmp_path, pinned_commit, damage):
     out = tmp_path / "out"
