@@ -183,6 +183,31 @@ def test_reading_table_maps_dataset_method_and_setting() -> None:
     assert TABLE["cells"][0]["S"] == 5  # the paper's table is not modified
 
 
+def test_reading_mapping_a_method_to_the_tables_own_label_finds_its_rows() -> None:
+    # the table names method "a" by our label "A"; a reading maps "a" to "A" as well (its experiment has
+    # the same labels): the table's renaming must not hide the reading's rows
+    table = {**TABLE, "methods": {"a": "A", "b": "B"}, "cells": TABLE["cells"][:2]}
+    rows = pd.concat([_rows("default_exp", "A", 0.20), _rows("reading_exp", "A", 0.10)], ignore_index=True)
+    r = read_readings(
+        {
+            "readings": [
+                {
+                    "id": "r",
+                    "table": "tableX",
+                    "experiment": "reading_exp",
+                    "label": "l",
+                    "changes": "c",
+                    "methods": {"a": "A"},
+                }
+            ]
+        }
+    )[0]
+    t, index = reading_table(table, r)
+    assert index == [0] and t["methods"] == {"b": "B"}
+    (cell,) = compare_table(t, rows)
+    assert cell.status == "agree" and cell.ours == pytest.approx(10.0)
+
+
 def test_reading_table_set_replaces_where_the_numbers_come_from() -> None:
     entry = {"id": "r", "table": "tableX", "label": "l", "changes": "c"}
     r = read_readings({"readings": [{**entry, "table_set": {"column": "E_test", "where": {"g": "x"}}}]})[0]
