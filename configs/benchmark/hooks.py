@@ -258,8 +258,47 @@ def cost_section(ctx: ReportContext, sets: list[ResultSet], ranks: pd.DataFrame,
             rows,
         ),
         "",
+        *measured_cost(sets),
     ]
     return lines
+
+
+def measured_cost(sets: list[ResultSet]) -> list[str]:
+    """What the run cost, from the rows: tasks and fit CPU hours per dataset and in all (each task once).
+
+    Only the selection's CPU time is recorded per task (``fit_cpu_s``); the SVMs' training and testing at
+    the five S are not, so the run's CPU hours are larger than this total (its wall time is in *Runs*).
+    """
+    frames = [rs.results for rs in sets if rs.results is not None and "fit_cpu_s" in rs.results.columns]
+    if not frames:
+        return []
+    df = pd.concat(frames, ignore_index=True).drop_duplicates(["source", "task_id"])
+    df["fit_cpu_s"] = pd.to_numeric(df["fit_cpu_s"], errors="coerce")
+    cost = df.groupby(["dataset", "selector"])["fit_cpu_s"].sum()
+    g = df.groupby("dataset")
+    per = pd.DataFrame(
+        {
+            "tasks": g.size(),
+            "failed": g["status"].agg(lambda s: int((s != "ok").sum())),
+            "fit_cpu_h": g["fit_cpu_s"].sum() / 3600.0,
+            "costliest": cost.groupby(level="dataset").idxmax().map(lambda k: k[1]),
+        }
+    ).sort_values("fit_cpu_h", ascending=False)
+    rows = [
+        [str(ds), str(r.tasks), str(r.failed), f"{r.fit_cpu_h:.3g}", str(r.costliest)]
+        for ds, r in per.iterrows()
+    ]
+    return [
+        "### What the run cost",
+        "",
+        f"{int(per['tasks'].sum())} tasks ({int(per['failed'].sum())} failed), "
+        f"**{per['fit_cpu_h'].sum():.2f} CPU hours of selection** (the selectors' fits; the SVMs' training "
+        "and testing are not timed per task, so the run took more: its wall time is under *Runs*). Per "
+        "dataset, with the selector that cost the most there:",
+        "",
+        md_table(["dataset", "tasks", "failed", "fit CPU h", "costliest selector"], rows),
+        "",
+    ]
 
 
 def best_section(
