@@ -356,7 +356,9 @@ def _judge_relative(c: CellResult, met: Any, digits: int | None) -> None:
     """Set ``agree_relative`` of a compared cell printed without a std (else leave it None)."""
     if c.paper_std is not None or c.status not in ("agree", "differ") or c.ours != c.ours:
         return
-    c.agree_relative = abs(c.ours - c.paper) <= relative_tolerance(c.paper, c.ours_std, met.name, digits)
+    c.agree_relative = (
+        abs(c.ours - c.paper) <= relative_tolerance(c.paper, c.ours_std, met.name, digits) + 1e-9
+    )
 
 
 def _judge_value_cell(

@@ -151,8 +151,9 @@ def method_frame(df: pd.DataFrame) -> pd.DataFrame:
         A copy, with the config label kept in ``label``.
     """
     df = df.copy()
-    if "selector" in df.columns and "label" not in df.columns:
-        df["label"] = df["selector"]
+    if "selector" in df.columns:
+        # a diagnostic's table may bring its own `label` column: rows of other tables then have none
+        df["label"] = df["label"].fillna(df["selector"]) if "label" in df.columns else df["selector"]
     if df.empty or "selector_name" not in df.columns:
         return df
     pairs = df[["experiment", "selector", "selector_name"]].drop_duplicates()

@@ -366,7 +366,10 @@ def run_experiment(
                     progress(skipped, len(tasks))
                 previous.update(n_tasks=len(tasks), n_done=n_done, n_failed=n_failed)
                 previous["excluded_selectors"] = list(exp.excluded)
-                previous["config_hash"] = exp.config_hash  # an excluded run of an older fsbench: hash updated
+                # an excluded run of an older fsbench, or added selectors with no task: the hash and the
+                # config it is the hash of are updated together
+                previous["config_hash"] = exp.config_hash
+                previous["effective_config"] = exp.effective
                 previous["finished"] = previous.get("finished") or _now()
                 atomic_write(out / "run.json", json.dumps(previous, indent=2, default=str))
                 return summary(0, n_failed)

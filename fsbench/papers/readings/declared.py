@@ -115,11 +115,6 @@ def reading_table(table: Mapping[str, Any], reading: Reading) -> tuple[dict[str,
         else reading.source(exp if isinstance(exp, str) else None)
     )
     t.update(reading.table_set)
-    if reading.methods and isinstance(t.get("methods"), Mapping):
-        # the reading names the rows of these methods itself: the table's renaming of our labels to paper
-        # ids must not rename them first (else a reading mapping gda -> "GDA", the table's own label, found
-        # no rows)
-        t["methods"] = {k: v for k, v in t["methods"].items() if k not in reading.methods}
     t["default_experiment"] = reading.default or exp
     cells, index = [], []
     for i, cell in enumerate(table.get("cells", [])):
