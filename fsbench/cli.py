@@ -510,6 +510,13 @@ def build(
             "(default: docs/reproductions.md beside the configs tree); skipped if it has no such block."
         ),
     ] = None,
+    html: Annotated[
+        bool,
+        typer.Option(
+            "--html",
+            help="Also write each built paper's REPORT.html from its new REPORT.md (not committed).",
+        ),
+    ] = False,
 ) -> None:
     """Delete and regenerate every derived file of results/<paper>/ (figures, CPU tables, stability,
     ground truth, diagnostics' tables, REPORT.md) from its results.csv / rankings.csv / run.json, then the
@@ -545,6 +552,12 @@ def build(
         _fail(str(exc))
     n = sum(len(v) for v in summary.written.values())
     typer.echo(f"built {', '.join(summary.papers)}: {n} derived files in {summary.seconds:.0f} s")
+    if html:
+        from fsbench.results.report_html import write_report_html  # matplotlib/markdown: not at start-up
+
+        root = out if out is not None else results_root
+        for name in summary.papers:
+            typer.echo(str(write_report_html(root / name / "REPORT.md", root / name)))
     if out is None and has_block:
         changed = update_docs(docs, results_root)
         typer.echo(f"{docs}: status block {'updated' if changed else 'up to date'}")

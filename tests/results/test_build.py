@@ -184,6 +184,16 @@ def test_check_finds_differing_missing_and_stale_files(tree):
     assert _files(results) == built
 
 
+def test_build_html_writes_every_papers_page_beside_its_report(tree):
+    results, configs = tree
+    out = cli("build", results, "--configs", configs, "--html")
+    assert out.exit_code == 0, out.stderr
+    page = results / "mini" / "REPORT.html"
+    assert str(page) in out.stdout and "<html" in page.read_text().lower()
+    assert page not in derived_files(results / "mini")  # on demand: not a derived file, not checked
+    assert cli("build", results, "--configs", configs, "--check").exit_code == 0
+
+
 def test_check_takes_the_same_picture_in_other_bytes_as_equal(tree):
     """Another encoder or a version in the metadata changes a PNG's bytes, not its picture; a drawing
     that changed (one pixel) is a difference."""
