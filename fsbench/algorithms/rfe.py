@@ -21,12 +21,22 @@ same C; the criterion is the **sum** of the per-machine criteria (for the linear
 :math:`\sum_c w_{c,f}^2`). Two classes use a single machine. (scikit-learn's ``RFE(SVC)`` sums
 over the one-vs-one machines instead.)
 
-Implementation: the SVMs use ``SVC(kernel="precomputed")``. The feature-additive part of the
-kernel (:math:`XX^\top`, or the squared distances for RBF;
+Implementation: the SVMs use ``SVC(kernel="precomputed")`` (``solver="precomputed"``, the
+default). The feature-additive part of the kernel (:math:`XX^\top`, or the squared distances for RBF;
 :func:`fsbench.algorithms.feature_statistics.feature_statistic`) is computed once and *downdated* after each
 elimination (:math:`S \leftarrow S - X_rX_r^\top`), so an iteration costs O(N²·r) for the Gram
 matrix instead of O(N²·D), plus the SVM and the criterion (O(N·D) linear; O(m²·D) RBF and
 polynomial over the m support vectors).
+
+``solver="liblinear"`` (linear kernel only) trains each machine in the primal instead, with
+``LinearSVC(loss="hinge", dual=True)`` (liblinear's dual coordinate descent, O(N·D) per pass, no
+N×N matrix), and scores :math:`\tfrac12 w_f^2` (``"signed"``) or :math:`w_f^2` (``"abs"``) from its
+weight vector: the same criterion, for training sets too large for a Gram matrix (the N = 200,000
+scale experiment: 320 GB dense). [D] Its one departure from the SVC machine: liblinear appends the
+bias as a constant feature (``intercept_scaling=1``) and so regularises it with w; its random
+coordinate order is seeded (``random_state=0``) so fits are reproducible. With a fixed C its
+elimination order is that of ``sklearn.feature_selection.RFE(LinearSVC(loss="hinge"))`` with the
+same step (checked in the tests).
 
 Step rules (int, fraction, Spider's ``"halving"``; ``step_threshold``) and the order inside an eliminated
 batch (``batch_order``; Spider's under ``"halving"``): :mod:`fsbench.algorithms.elimination`,
@@ -48,7 +58,7 @@ from __future__ import annotations
 from numbers import Real
 
 import numpy as np
-from sklearn.svm import SVC
+from sklearn.svm import SVC, LinearSVC
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from fsbench.algorithms.base import BaseSelector
@@ -58,6 +68,10 @@ from fsbench.algorithms.kernels import KERNEL_CONSTRAINTS, joachims_C, make_kern
 
 CRITERIA = ("signed", "abs")
 C_SCHEDULES = ("per_step", "once")
+SOLVERS = ("precomputed", "liblinear")
+#: liblinear's iteration cap: far above what the hinge-loss dual needs at Joachims' small Ĉ, so a fit
+#: that reaches it is reported (scikit-learn's ConvergenceWarning) rather than silently truncated.
+_LIBLINEAR_MAX_ITER = 10_000
 
 
 class SVMRFE(BaseSelector):
@@ -103,6 +117,9 @@ class SVMRFE(BaseSelector):
         the Ĉ of that training set (SVMlight's default C is likewise computed from the data of each
         ``svm_learn`` call). With one Ĉ kept fixed, "including inside the … RFE … loops" would add
         nothing. ``"once"`` is the other reading, kept for sensitivity checks.
+    solver : {"precomputed", "liblinear"}, default "precomputed"
+        ``"precomputed"``: libsvm on the Gram matrix (any kernel). ``"liblinear"``: the linear
+        kernel's machines trained in the primal, without an N×N matrix (module docstring).
     criterion : {"signed", "abs"}, default "signed"
         Guyon/Spider :math:`\tfrac12(W^2 - W^2_{(-f)})` or Paul's :math:`|W^2 - W^2_{(-f)}|`
         (identical orders for the linear kernel).
@@ -125,6 +142,7 @@ class SVMRFE(BaseSelector):
         "C": [Interval(Real, 0, np.inf, closed="neither"), None],
         "criterion": [StrOptions(set(CRITERIA))],
         "C_schedule": [StrOptions(set(C_SCHEDULES))],
+        "solver": [StrOptions(set(SOLVERS))],
     }
 
     def __init__(
@@ -141,6 +159,7 @@ class SVMRFE(BaseSelector):
         step_threshold: int = 0,
         C_schedule: str = "per_step",
         batch_order: str = "auto",
+        solver: str = "precomputed",
     ):
         self.kernel = kernel
         self.gamma = gamma
@@ -153,9 +172,12 @@ class SVMRFE(BaseSelector):
         self.step_threshold = step_threshold
         self.C_schedule = C_schedule
         self.batch_order = batch_order
+        self.solver = solver
         self.n_features_to_select = n_features_to_select
 
     def _fit(self, X: np.ndarray, y: np.ndarray) -> None:
+        if self.solver == "liblinear" and self.kernel != "linear":
+            raise ValueError(f"SVMRFE: solver='liblinear' needs kernel='linear', got kernel={self.kernel!r}")
         base = make_kernel(
             self.kernel, gamma=self.gamma, degree=self.degree, offset=self.offset, scale=self.scale
         )
@@ -165,7 +187,7 @@ class SVMRFE(BaseSelector):
             if n_classes == 2
             else [np.where(y == c, 1, -1) for c in range(n_classes)]
         )
-        S = feature_statistic(base, X)
+        S = feature_statistic(base, X) if self.solver == "precomputed" else None
         Cs: list[float] = []
         if self.C is not None:
             C_fixed = float(self.C)
@@ -178,10 +200,15 @@ class SVMRFE(BaseSelector):
         def importance(remaining: np.ndarray, n_drop: int) -> np.ndarray:
             Xr = X[:, remaining]
             kern = base.resolved(Xr)
-            K = gram_from_statistic(kern, S)
             C = C_fixed if C_fixed is not None else joachims_C(kern, Xr)
             Cs.append(C)
             crit = np.zeros(remaining.size)
+            if S is None:  # liblinear: W² − W²₍₋f₎ = w_f² from the primal weights
+                for yb in targets:
+                    w2 = _primal_weights(Xr, yb, C) ** 2
+                    crit += 0.5 * w2 if self.criterion == "signed" else w2
+                return crit
+            K = gram_from_statistic(kern, S)
             for yb in targets:
                 a = _signed_duals(K, yb, C)
                 sv = np.flatnonzero(a)
@@ -191,7 +218,8 @@ class SVMRFE(BaseSelector):
             return crit
 
         def downdate(dropped: np.ndarray, remaining: np.ndarray) -> None:
-            S[...] -= feature_statistic(base, X[:, dropped])
+            if S is not None:
+                S[...] -= feature_statistic(base, X[:, dropped])
 
         result = backward_elimination(
             X.shape[1], importance, self.step, self.step_threshold, downdate, self.batch_order
@@ -209,3 +237,11 @@ def _signed_duals(K: np.ndarray, yb: np.ndarray, C: float) -> np.ndarray:
     svc = SVC(kernel="precomputed", C=C).fit(K, yb)
     a[svc.support_] = svc.dual_coef_[0]
     return a
+
+
+def _primal_weights(X: np.ndarray, yb: np.ndarray, C: float) -> np.ndarray:
+    """Weights w of a hinge-loss linear SVM (liblinear) on ``X``, ``yb`` ∈ {−1, +1} (0 if one class)."""
+    if np.all(yb == yb[0]):
+        return np.zeros(X.shape[1])
+    svm = LinearSVC(loss="hinge", C=C, dual=True, random_state=0, max_iter=_LIBLINEAR_MAX_ITER)
+    return svm.fit(X, yb).coef_[0]

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 from sklearn.feature_selection import RFE
-from sklearn.svm import SVC
+from sklearn.svm import SVC, LinearSVC
 
 from fsbench.algorithms import feature_statistics
 from fsbench.algorithms.elimination import elimination_schedule, n_to_remove
@@ -31,6 +31,36 @@ def test_linear_ranking_identical_to_sklearn_rfe(seed, C):
     ref = RFE(SVC(kernel="linear", C=C), n_features_to_select=1, step=1).fit(X, y).ranking_
     ours = SVMRFE(kernel="linear", C=C, step=1).fit(X, y).ranking_
     np.testing.assert_array_equal(ours, ref)
+
+
+@pytest.mark.parametrize("seed,C,step", [(0, 0.1, 1), (1, 1.0, 1), (2, 0.05, 2), (3, 0.5, 1)])
+def test_liblinear_solver_identical_to_sklearn_rfe_on_linear_svc(seed, C, step):
+    X, y = _linear_problem(seed)
+    est = LinearSVC(loss="hinge", C=C, dual=True, random_state=0, max_iter=10_000)
+    ref = RFE(est, n_features_to_select=1, step=step).fit(X, y).ranking_
+    sel = SVMRFE(kernel="linear", C=C, step=step, solver="liblinear").fit(X, y)
+    if step == 1:
+        np.testing.assert_array_equal(sel.ranking_, ref)
+    else:  # sklearn ties a batch; ours orders it, so it must refine sklearn's
+        assert np.all(_precedes(ref) <= _precedes(sel.ranking_))
+
+
+def test_liblinear_solver_multiclass_sums_one_vs_rest_weights():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(150, 8))
+    y = np.argmax(X[:, :3] + 0.3 * rng.normal(size=(150, 3)), axis=1)
+    # step = D: one iteration, so the ranking is the order of the first scores
+    sel = SVMRFE(kernel="linear", C=0.5, step=8, solver="liblinear").fit(X, y)
+    svm = LinearSVC(loss="hinge", C=0.5, random_state=0, max_iter=10_000)
+    w2 = sum(svm.fit(X, np.where(y == c, 1, -1)).coef_[0] ** 2 for c in range(3))
+    np.testing.assert_array_equal(sel.ranking_[np.argsort(-w2, kind="stable")][:1], [1])
+    assert set(np.flatnonzero(sel.ranking_ <= 3)) == {0, 1, 2}
+
+
+def test_liblinear_solver_needs_the_linear_kernel():
+    X, y = _linear_problem(0, n=20, d=4)
+    with pytest.raises(ValueError, match="solver='liblinear' needs kernel='linear'"):
+        SVMRFE(kernel="rbf", solver="liblinear").fit(X, y)
 
 
 def test_linear_abs_and_signed_agree():
