@@ -100,11 +100,17 @@ class ReadingsReport:
     def summary_lines(self) -> list[str]:
         """Lines for the report's summary: the counts line and a row per table."""
         rows = []
+        # two tables printed under one number (KIFE's Table II: accuracy and time) are told apart by id,
+        # as in the cell-count table
+        numbers = [t.get("number", t.get("id")) for t, cl, _ in self.tables if cl]
         for t, cl, _ in self.tables:
             k = class_counts(cl)
             if not cl:
                 continue
-            name = str(t.get("number", t.get("id"))) + (f" ({t['part']})" if t.get("part") else "")
+            number = t.get("number", t.get("id"))
+            name = str(number) + (f" ({t['part']})" if t.get("part") else "")
+            if numbers.count(number) > 1 and not t.get("part"):
+                name += f" (`{t['id']}`)"
             rows.append([name, str(len(cl)), *(str(k[c]) for c in CLASSES)])
         lines = [f"- **{counts_line(self.totals())}** (section “Alternative readings” below)"]
         if rows:
