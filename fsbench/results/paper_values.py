@@ -4,6 +4,7 @@ the paper reports and by the diagnostics that print a paper's numbers beside the
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -31,15 +32,21 @@ def pm(v: float, s: float | None, nd: int = 1) -> str:
 def split_defaults(text: str) -> list[str]:
     """The ``[D]``-tagged items of a text: each ``[D]`` starts one, up to the next ``[D]``.
 
-    A tag that closes a sentence (``... D = 6 [D]; a true ...``) stays with the preceding item.
+    A tag that closes a sentence (``... D = 6 [D]; a true ...``) stays with the preceding item; before
+    any item, the sentence it closes becomes the item (``... the protocol is §8.5's proposal [D].``).
     """
     items: list[str] = []
-    for i, part in enumerate(" ".join(str(text).split()).split("[D]")):
+    parts = " ".join(str(text).split()).split("[D]")
+    for i, part in enumerate(parts):
         part = part.strip()
         if i == 0 or not part:
             continue
-        if items and part[0] in ";,.:)":
-            items[-1] += f" [D]{part}"
+        if part[0] in ";,.:)":
+            if items:
+                items[-1] += f" [D]{part}"
+            else:
+                sentence = re.split(r"(?<=[.;:])\s+", parts[i - 1].strip())[-1]
+                items.append(f"[D] {sentence}{part}")
         else:
             items.append(f"[D] {part}")
     return items

@@ -446,6 +446,11 @@ def test_defaults_from_config_text():
         "[D] a, uses D = 6 [D]; a true D = 5 needs more.",
         "[D] b",
     ]
+    # a tag closing the paragraph's first sentence: that sentence is the item, never a bare "[D] ."
+    assert split_defaults("Header (x; y). The protocol below is a proposal [D]. Then [D] b") == [
+        "[D] The protocol below is a proposal. Then",
+        "[D] b",
+    ]
     cfgs = read_configs(RAMONA)
     assert cfgs["tab5_usps_binary"].repeats() == 7 and cfgs["tab4_neumann"].repeats("pima") == 30
     assert "no copy" in cfgs["tab3_yeast"].unavailable and "(" not in cfgs["tab3_yeast"].unavailable
