@@ -125,6 +125,10 @@ def render_markdown(out: Path) -> str:
         body = floor.read_text().splitlines()[1:]  # without its title
         lines += ["", "## (g) Random-feature SAS against its arithmetic floor (issue #23)"]
         lines += [("###" + x[2:]) if x.startswith("## ") else x for x in body]
+    precision = out / "RFF_PRECISION.md"  # written by `python -m benchmarks.rff_precision`, included whole
+    if precision.exists():
+        lines += ["", "## (h) Random-feature SAS: float32 against float64 row blocks (issue #23)"]
+        lines += precision.read_text().splitlines()[1:]
     if "e" in docs:
         d = docs["e"]
         lines += [

@@ -156,3 +156,23 @@ def test_rff_floor_kernels_floor_and_fit(tmp_path, monkeypatch):
     assert doc["summary"]["floor_s"] > 0 and doc["summary"]["ratio_to_floor"] > 0
     assert (tmp_path / "rff_floor_n3000_m32_j1_t.json").exists()
     assert "| t | 3000 | 32 | 1 |" in rfl.render(tmp_path)
+
+
+def test_rff_precision_pairs_and_table(tmp_path, monkeypatch):
+    from benchmarks import rff_precision as rp
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 6))
+    y = (X[:, 0] + 0.3 * rng.normal(size=200) > 0).astype(int)
+    monkeypatch.setattr(rp, "case_data", lambda case, seed: (X, y, True))
+    doc = rp.run(tmp_path, cases=("spambase",), seeds=(0, 1), m_values=(16,))
+    assert len(doc["records"]) == 2 and not (tmp_path / "rff_precision.json.partial").exists()
+    for r in doc["records"]:
+        assert r["same_ranking"] == (r["n_rank_differences"] == 0)
+        assert r["w_max_rel_diff"] < 1e-2  # float32 rounding, not another optimum, on this easy problem
+    md = rp.render(tmp_path)
+    assert "| spambase | 200×6 | 16 |" in md
+    # a fit compared with itself: identical
+    a, _ = rp.fit(X, y, 16, 0, np.float32)
+    same = rp.compare(a, a)
+    assert same["same_ranking"] and same["w_max_rel_diff"] == 0.0 and same["spearman"] == pytest.approx(1.0)
