@@ -45,7 +45,8 @@ def split_defaults(text: str) -> list[str]:
             if items:
                 items[-1] += f" [D]{part}"
             else:
-                sentence = re.split(r"(?<=[.;:])\s+", parts[i - 1].strip())[-1]
+                # the last sentence: a full stop followed by a capital ("et al. 2012" does not end one)
+                sentence = re.split(r"(?<=\.)\s+(?=[A-Z])", parts[i - 1].strip())[-1]
                 items.append(f"[D] {sentence}{part}")
         else:
             items.append(f"[D] {part}")
