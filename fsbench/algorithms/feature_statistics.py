@@ -123,8 +123,7 @@ class ColumnReplacement:
         consumed.
         """
         kernel, S, gram = self.kernel, self.S, self.gram
-        values = np.asarray(values, dtype=float)
-        Tv = None if kernel.name == "rbf" and gram is not None else column_statistic(kernel, values, z)
+        Tv = column_statistic(kernel, np.asarray(values, dtype=float), z)
         if kernel.name != "rbf":
 
             def rows(i: np.ndarray, v: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
@@ -137,7 +136,8 @@ class ColumnReplacement:
 
         g = -kernel._gamma()
         if gram is not None:
-            E, Einv = _rbf_value_tables(values, z, g)
+            E = np.exp(np.multiply(Tv, g, out=Tv), out=Tv)
+            Einv = 1.0 / E  # e^{γ(x−z)²}: finite, as γ·max S ≤ 600
         else:
             E, Einv = np.exp(g * Tv), None
 
@@ -154,22 +154,6 @@ class ColumnReplacement:
             return blk
 
         return rows
-
-
-def _rbf_value_tables(values: np.ndarray, z: np.ndarray, g: float) -> tuple[np.ndarray, np.ndarray]:
-    r"""Tables :math:`E_{vj} = e^{g(u_v - z_j)^2}` (g = −γ) and 1/E for :meth:`ColumnReplacement.rows`.
-
-    When every :math:`z_j` is one of the (sorted) ``values`` — FSPP's support vectors are training
-    rows — and there are fewer values than support vectors, the exponentials are taken once per pair
-    of distinct values (nv² instead of nv·M) and gathered: the same numbers, as
-    :math:`z_j` *is* the value it is looked up as.
-    """
-    sv = np.searchsorted(values, z)
-    if values.size < z.size and sv.size and sv.max() < values.size and np.array_equal(values[sv], z):
-        T = np.exp(g * column_statistic(Kernel("rbf"), values, values))
-        return T[:, sv], (1.0 / T)[:, sv]  # e^{γ(x−z)²}: finite, as γ·max S ≤ 600
-    E = np.exp(g * column_statistic(Kernel("rbf"), values, z))
-    return E, 1.0 / E
 
 
 def permuted_column_grams(
