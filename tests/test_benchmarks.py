@@ -176,3 +176,41 @@ def test_rff_precision_pairs_and_table(tmp_path, monkeypatch):
     a, _ = rp.fit(X, y, 16, 0, np.float32)
     same = rp.compare(a, a)
     assert same["same_ranking"] and same["w_max_rel_diff"] == 0.0 and same["spearman"] == pytest.approx(1.0)
+
+
+def test_rff_default_m_rule_measure_and_run(tmp_path, monkeypatch):
+    from benchmarks import rff_default_m as rd
+
+    ident = np.arange(1, 13)
+    assert rd.average_overlap(ident, ident) == pytest.approx(1.0)
+    swapped = ident.copy()
+    swapped[[0, 1]] = swapped[[1, 0]]  # best two swapped: k = 1 disagrees, every k >= 2 agrees
+    assert rd.average_overlap(ident, swapped) == pytest.approx(0.9)
+
+    def doc(per_m, ref):
+        recs = [{"case": "c", "seed": s, "fit": "exact_A", "ranking": ident.tolist()} for s in range(3)]
+        recs += [{"case": "c", "seed": s, "fit": "exact_B", "ranking": ref.tolist()} for s in range(3)]
+        recs += [
+            {"case": "c", "seed": s, "fit": f"rff_{m}", "ranking": r.tolist()}
+            for m, ranks in per_m.items()
+            for s, r in enumerate(ranks)
+        ]
+        return {"m_grid": sorted(per_m), "cases": ["c"], "seeds": [0, 1, 2], "records": recs}
+
+    far = ident[::-1].copy()
+    # exact B swaps the best two; m = 50 is worse than that in 2 of 3 seeds, m = 100 never
+    d = doc({50: [ident, far, far], 100: [ident, swapped, ident]}, swapped)
+    assert rd.choose_m(d) == 100
+    assert rd.choose_m(doc({50: [far] * 3}, ident)) is None  # none as close as exact to itself
+
+    rng = np.random.default_rng(0)
+
+    def fake_samples(case, seed):
+        X = rng.normal(size=(300, 5))
+        y = (X[:, 0] > 0).astype(int)
+        return (X[:150], y[:150]), (X[150:], y[150:])
+
+    monkeypatch.setattr(rd, "samples", fake_samples)
+    out = rd.run(tmp_path, cases=("toy",), seeds=(0,), m_grid=(16, 32))
+    assert {r["fit"] for r in out["records"]} == {"exact_A", "exact_B", "rff_16", "rff_32"}
+    assert "| toy | 150×5 |" in rd.render(tmp_path)
