@@ -116,10 +116,16 @@ def platt_fit(dec: np.ndarray, y: np.ndarray, max_iter: int = 100) -> tuple[floa
 
 def platt_proba(dec: np.ndarray, A: float | np.ndarray, B: float | np.ndarray) -> np.ndarray:
     """:math:`1/(1+\\exp(A f + B))`, computed without overflow (broadcasts A, B over columns)."""
-    f = np.asarray(dec, dtype=float) * A + B
-    e = np.exp(-np.abs(f))
-    # e/(1+e) where f >= 0, 1/(1+e) elsewhere: one division of the selected numerator
-    return np.where(f >= 0, e, 1.0) / (1.0 + e)
+    f = np.multiply(np.asarray(dec, dtype=float), A)
+    f += B
+    e = np.abs(f)
+    np.negative(e, out=e)
+    np.exp(e, out=e)
+    # e/(1+e) where f >= 0, 1/(1+e) elsewhere: one division of the selected numerator (in place:
+    # FSPP calls this on millions of rows)
+    p = np.where(f >= 0, e, 1.0)
+    np.add(e, 1.0, out=e)
+    return np.divide(p, e, out=p)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -219,7 +225,8 @@ def _couple_wlw(rp: np.ndarray, pairs: np.ndarray, k: int) -> np.ndarray:
     The KKT system gives :math:`p = Q^{-1}\mathbf 1 / \mathbf 1^\top Q^{-1}\mathbf 1`. Q is symmetric
     positive semi-definite (:math:`p^\top Q p = \sum_{i<j}(r_{ji}p_i - r_{ij}p_j)^2`), so
     :math:`Q x = \mathbf 1` is solved by Gaussian elimination without pivoting (Cholesky's
-    arithmetic, backward stable on such matrices), written with the samples as the last, contiguous
+    arithmetic, backward stable on such matrices) on the upper triangle only (the symmetric
+    elimination, half the arithmetic), written with the samples as the last, contiguous
     axis: each elimination step is a few array operations over all n systems at once, where a
     batched LAPACK solve pays a call and two copies per sample (FSPP couples millions of rows). Where
     Q is singular to working precision — two classes always (rank one), or exactly consistent
@@ -231,18 +238,22 @@ def _couple_wlw(rp: np.ndarray, pairs: np.ndarray, k: int) -> np.ndarray:
     eye = np.eye(k)
     r = np.ascontiguousarray(rp.T)
     # Q with the right-hand side 1 as an extra column, samples last
+    # Q's upper triangle with the right-hand side 1 as an extra column, samples last; the lower
+    # triangle is never read (Q is symmetric, and so is every trailing block of the elimination)
     Q = np.empty((k, k + 1, n))
-    off = r * (r - 1.0)
-    Q[i, j] = off
-    Q[j, i] = off
+    Q[i, j] = r * (r - 1.0)
     q = 1.0 - r
     diag = np.arange(k)
     Q[diag, diag] = eye[i].T @ (q * q) + eye[j].T @ (r * r)
     Q[:, k] = 1.0
+    work = np.empty((k + 1, n))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         for s in range(k - 1):
-            lead = Q[s + 1 :, s] / Q[s, s]
-            Q[s + 1 :, s + 1 :] -= lead[:, None, :] * Q[s, None, s + 1 :]
+            # row t of the trailing block, from its diagonal on: Q[t, t:] -= (Q[s, t]/Q[s, s]) Q[s, t:]
+            lead = Q[s, s + 1 : k] / Q[s, s]
+            for t in range(s + 1, k):
+                w = np.multiply(lead[t - s - 1], Q[s, t:], out=work[: k + 1 - t])
+                Q[t, t:] -= w
         x = Q[:, k]
         x[k - 1] /= Q[k - 1, k - 1]
         for s in range(k - 2, -1, -1):

@@ -71,6 +71,32 @@ def _sq_distances_from(X: np.ndarray, Z: np.ndarray, xx: np.ndarray, zz: np.ndar
     return D2
 
 
+#: Largest n whose pair indices :func:`_upper_pairs` keeps (int32: at most 8 MB each, 4 kept).
+_CACHED_PAIRS_MAX_N = 2048
+
+
+def _upper_pairs(n: int) -> np.ndarray:
+    """Flat indices of the pairs i < j of an n×n matrix, in ``np.triu_indices(n, 1)`` order.
+
+    Cached up to :data:`_CACHED_PAIRS_MAX_N`: selectors that re-resolve the width at every
+    elimination step (FSPP, RFE with ``gamma="median"``) ask for the same n each time, and building
+    the indices cost as much as the median itself.
+    """
+    return _upper_pairs_cached(n) if n <= _CACHED_PAIRS_MAX_N else _upper_pairs_of(n)
+
+
+def _upper_pairs_of(n: int) -> np.ndarray:
+    i, j = np.triu_indices(n, k=1)
+    return i * n + j
+
+
+@lru_cache(maxsize=4)
+def _upper_pairs_cached(n: int) -> np.ndarray:
+    idx = _upper_pairs_of(n).astype(np.int32)
+    idx.flags.writeable = False  # shared between callers
+    return idx
+
+
 #: Bins per level of :func:`median_sq_distance`'s blocked selection.
 _MEDIAN_BINS = 1 << 16
 
@@ -98,7 +124,7 @@ def median_sq_distance(X: np.ndarray, block: tuple[int, int] | None = None) -> f
     scale = float(xx.max()) if X.size else 0.0
     thr = 1e-10 * max(scale, 1e-300)
     if block is None:
-        d2 = sq_distances(X)[np.triu_indices(n, k=1)]
+        d2 = sq_distances(X).ravel().take(_upper_pairs(n))
         d2 = d2[d2 > thr]
         return float(np.median(d2)) if d2.size else None
     rows, cols = block

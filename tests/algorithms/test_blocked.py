@@ -211,3 +211,16 @@ def test_default_limit_keeps_small_problems_dense(cls):
 )
 def test_blocked_path_is_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+@pytest.mark.parametrize("n", [2, 7, 300])
+def test_upper_pairs_are_triu_order_cached_or_not(n, monkeypatch):
+    from fsbench.algorithms import kernels
+
+    D = np.random.default_rng(n).random((n, n))
+    i, j = np.triu_indices(n, k=1)
+    cached = kernels._upper_pairs(n)
+    assert not cached.flags.writeable and cached is kernels._upper_pairs(n)
+    monkeypatch.setattr(kernels, "_CACHED_PAIRS_MAX_N", 1)  # the uncached path
+    fresh = kernels._upper_pairs(n)
+    assert np.array_equal(D.ravel().take(cached), D[i, j]) and np.array_equal(fresh, cached)
