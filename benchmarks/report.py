@@ -129,6 +129,10 @@ def render_markdown(out: Path) -> str:
     if precision.exists():
         lines += ["", "## (h) Random-feature SAS: float32 against float64 row blocks (issue #23)"]
         lines += precision.read_text().splitlines()[1:]
+    default_m = out / "RFF_DEFAULT_M.md"  # written by `python -m benchmarks.rff_default_m`, included whole
+    if default_m.exists():
+        lines += ["", "## (i) Random-feature SAS: the default number of features (issue #23)"]
+        lines += default_m.read_text().splitlines()[1:]
     if "e" in docs:
         d = docs["e"]
         lines += [

@@ -214,3 +214,21 @@ def test_rff_default_m_rule_measure_and_run(tmp_path, monkeypatch):
     out = rd.run(tmp_path, cases=("toy",), seeds=(0,), m_grid=(16, 32))
     assert {r["fit"] for r in out["records"]} == {"exact_A", "exact_B", "rff_16", "rff_32"}
     assert "| toy | 150×5 |" in rd.render(tmp_path)
+
+
+def test_rff_floor_target_lines():
+    from benchmarks import rff_floor as rfl
+
+    names = set(rfl.VALUE_KERNELS) | set(rfl.GRADIENT_KERNELS)
+
+    def row(m, quad_us):  # 1 µs per row for every kernel but the two N·m² ones
+        ks = {n: {"cpu_us_per_row": quad_us if n in ("syrk", "zg") else 1.0} for n in names}
+        return {"m": m, "threads": 1, "kernels": ks}
+
+    kd = {"rows": [row(500, 1.0), row(2000, 100.0), {"m": 2000, "threads": 2, "kernels": {}}]}
+    lines = rfl.target_floor_lines(kd, {2000: [1.0]})
+    assert len(lines) == 2  # one per one-thread row
+    # m = 500: 2 value passes (default) × 4 kernels + 5 gradient kernels = 13 µs per row → 130 s of CPU
+    floor = 10 * rfl.floor_seconds(kd["rows"][0], 1_000_000, rfl.DEFAULT_VALUE_PASSES, 1.0)
+    assert f"is {floor / 60:.1f} min" in lines[0] and "within the 10-minute target" in lines[0]
+    assert "above the 10-minute target" in lines[1]  # (4 + 1 + 100 + 100 + 3)·10 s = 34.7 min CPU
