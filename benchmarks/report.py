@@ -133,6 +133,10 @@ def render_markdown(out: Path) -> str:
     if default_m.exists():
         lines += ["", "## (i) Random-feature SAS: the default number of features (issue #23)"]
         lines += default_m.read_text().splitlines()[1:]
+    normaliser = out / "RFF_NORMALISER.md"  # written by `python -m benchmarks.rff_normaliser`, included whole
+    if normaliser.exists():
+        lines += ["", "## (j) RFF-SAS: normaliser on n = 10·m rows against all rows (issue #23)"]
+        lines += normaliser.read_text().splitlines()[1:]
     if "e" in docs:
         d = docs["e"]
         lines += [

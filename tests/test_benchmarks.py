@@ -232,3 +232,29 @@ def test_rff_floor_target_lines():
     floor = 10 * rfl.floor_seconds(kd["rows"][0], 1_000_000, rfl.DEFAULT_VALUE_PASSES, 1.0)
     assert f"is {floor / 60:.1f} min" in lines[0] and "within the 10-minute target" in lines[0]
     assert "above the 10-minute target" in lines[1]  # (4 + 1 + 100 + 100 + 3)·10 s = 34.7 min CPU
+
+
+def test_rff_floor_with_normaliser_rows_counts_the_quadratic_kernels_on_the_subsample():
+    from benchmarks import rff_floor as rfl
+
+    names = set(rfl.VALUE_KERNELS) | set(rfl.GRADIENT_KERNELS)
+    k = {"kernels": {n: {"cpu_us_per_row": 100.0 if n in ("syrk", "zg") else 1.0} for n in names}}
+    full = rfl.floor_seconds(k, 10_000, 1.0, 1.0)
+    assert rfl.floor_seconds(k, 10_000, 1.0, 1.0, normaliser_rows=10_000) == full  # all rows
+    # value: N·3 + n·(2 + 100); gradient: N·4 + n·(4 + 100), in µs
+    sub = rfl.floor_seconds(k, 10_000, 1.0, 1.0, normaliser_rows=100)
+    assert sub == pytest.approx(1e-6 * (10_000 * 7 + 100 * 206))
+
+
+def test_rff_normaliser_pairs_and_table(tmp_path, monkeypatch):
+    from benchmarks import rff_normaliser as rn
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(400, 8))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    monkeypatch.setattr(rn, "data", lambda case, N, seed: (X, y))
+    doc = rn.run(tmp_path, plan=(("weston_linear", 400, 8, 5, (0,)),))  # n = 80 of 400 rows
+    (r,) = doc["records"]
+    assert r["normaliser_rows"] == 80 and len(r["compare"]["relevant_top6"]) == 2
+    assert r["full"]["criterion"] != r["sub"]["criterion"]  # the subsample is used
+    assert "| weston_linear | 400×8 | 8 | 80 | 0 | 5 |" in rn.render(tmp_path)

@@ -86,6 +86,12 @@ class SAS(ScaledKernelAscent):
     random_state : int, RandomState or None, default None
         Draws the random features once per fit (``approximation="rff"`` only; the protocol passes the
         task's selector seed).
+    normaliser_rows : int or None, default None
+        ``approximation="rff"`` only: estimate the normaliser ‖K_w‖_F from this
+        many evenly spaced training rows (class-stratified) instead of all N — the N·m² part of each
+        pass becomes n·m² (:mod:`fsbench.algorithms.random_features`, "Normaliser rows"). None, or a
+        number ≥ N: all rows (the default; the criterion is then the bounded alignment of
+        ZZᵀ). A rule for choosing it, and its measured effect, are in the module notes.
 
     Attributes
     ----------
@@ -105,6 +111,7 @@ class SAS(ScaledKernelAscent):
         "approximation": [StrOptions({"rff"}), None],
         "n_components": [Interval(Integral, 1, None, closed="left")],
         "random_state": ["random_state"],
+        "normaliser_rows": [Interval(Integral, 2, None, closed="left"), None],
     }
 
     #: Criterion of the random-feature path (:class:`SFS` uses the alignment's numerator).
@@ -129,6 +136,7 @@ class SAS(ScaledKernelAscent):
         approximation: str | None = None,
         n_components: int = 2000,
         random_state=None,
+        normaliser_rows: int | None = None,
     ):
         super().__init__(
             kernel=kernel,
@@ -147,6 +155,7 @@ class SAS(ScaledKernelAscent):
         self.approximation = approximation
         self.n_components = n_components
         self.random_state = random_state
+        self.normaliser_rows = normaliser_rows
 
     def _validate_params(self) -> None:
         super()._validate_params()
@@ -170,6 +179,7 @@ class SAS(ScaledKernelAscent):
             random_state=self.random_state,
             dtype=self._rff_dtype,
             n_jobs=resolve_n_jobs(self.n_jobs),
+            normaliser_rows=getattr(self, "normaliser_rows", None),  # SFS has no normaliser
         )
 
     _needs_sq_norm = True
@@ -379,6 +389,7 @@ class SASRFF(SAS):
         approximation: str | None = "rff",
         n_components: int = 2000,
         random_state=None,
+        normaliser_rows: int | None = None,
     ):
         super().__init__(
             kernel=kernel,
@@ -396,4 +407,5 @@ class SASRFF(SAS):
             approximation=approximation,
             n_components=n_components,
             random_state=random_state,
+            normaliser_rows=normaliser_rows,
         )

@@ -72,6 +72,26 @@ and one BLAS thread (SciPy's SYRK holds the GIL, so the threads use numpy's, whi
 4× larger blocks to amortise the m×m addition it needs). Time per pass against the arithmetic
 floor (the kernels alone): ``benchmarks/rff_floor.py``.
 
+**Normaliser rows** (``normaliser_rows`` = n < N, off by default). Both passes above cost
+O(N·m²) for :math:`G`, and at large m that term is most of the floor (``benchmarks/rff_floor.py``). With n rows :math:`s` evenly spaced in class order (so every class keeps
+its share), the normaliser is estimated as :math:`\lVert G_s\rVert_F` with
+:math:`G_s = \tfrac Nn Z_s^\top Z_s`; the numerator still uses all N rows. The N·m² work becomes
+n·m², the rest of a pass stays O(N·m·D). The gradient gets :math:`-\beta\tfrac Nn Z_i G_s` on the
+rows of :math:`s` only. What changes:
+
+* :math:`\lVert G_s\rVert_F^2` counts the n diagonal terms :math:`\lVert z_i\rVert^4 \approx 1`
+  with weight :math:`(N/n)^2`: an excess of about :math:`N^2/n` against :math:`\lVert K\rVert_F^2`,
+  which lies between N (a very narrow kernel) and N² (a very wide one). The estimate is therefore
+  *larger* than the full one, most for narrow kernels: it can push the ascent towards wider kernels
+  but never rewards a narrow one, so the failure of the unbiased normaliser above cannot occur
+  through it. The criterion may exceed the alignment of :math:`ZZ^\top` by the ratio
+  :math:`\lVert G\rVert_F/\lVert G_s\rVert_F` (sampling error of n rows), no longer bounded by 1
+  exactly.
+* **Rule, stated before measuring it:** n = 10·m where N > 10·m. The features' own relative
+  error in :math:`\lVert K\rVert_F` is O(1/√m); the n-row estimate adds O(1/√n), so n = 10·m keeps
+  the second about √10 ≈ 3 times below the first. The default stays all rows; the measured effect
+  on rankings is ``benchmarks/rff_normaliser.py`` (RESULTS.md).
+
 **Precision.** The blocks are computed in float32 (``dtype``): numpy's float32 sin/cos are
 vectorised and ~25× faster than float64 here, and their rounding (~10⁻⁷ relative) is far below the
 sampling error of the features (~1/√m ≥ 10⁻²); per-block sums are float32 (ZᵀZ over
@@ -182,6 +202,7 @@ class RFFAlignment:
         criterion: str = "alignment",
         dtype=np.float32,
         n_jobs: int = 1,
+        normaliser_rows: int | None = None,
     ):
         if criterion not in ("alignment", "frobenius"):
             raise ValueError(f"unknown criterion {criterion!r}; expected 'alignment' or 'frobenius'")
@@ -208,6 +229,15 @@ class RFFAlignment:
         Xo[:, -1] = 1.0
         self.X = Xo
         self.target_norm = class_table_norm(B, counts)
+        # ‖G‖_F from a subsample (module notes, "Normaliser rows"): evenly spaced rows of the
+        # class-ordered copy, so every class keeps its share; None (or ≥ N rows): all rows.
+        self.sub, self.sub_weight = None, 1.0
+        n = Xo.shape[0]
+        if criterion == "alignment" and normaliser_rows is not None and normaliser_rows < n:
+            idx = np.unique(np.linspace(0, n - 1, max(2, int(normaliser_rows))).round().astype(np.intp))
+            self.sub, self.sub_weight = np.ascontiguousarray(Xo[idx]), n / idx.size
+        # whether the passes over all rows accumulate ZᵀZ (else only the class sums)
+        self._full_gram = criterion == "alignment" and self.sub is None
         # Threads get 4x larger blocks: their ZᵀZ is a fresh product added to the accumulator (numpy
         # has no in-place SYRK), and larger blocks amortise that m×m addition.
         self.block = max(1, BLOCK_ELEMENTS * (4 if self.n_jobs > 1 else 1) // self.m)
@@ -230,6 +260,10 @@ class RFFAlignment:
             buf = work[name] = np.empty((self.block, cols or self.m), dtype=self.dtype)
         return buf[:rows]
 
+    def _projection(self, w: np.ndarray) -> np.ndarray:
+        """[Ω_w; b] in the block precision: the rows' projection is ``[X 1] @ this``."""
+        return np.vstack((np.asarray(w, dtype=float)[:, None] * self.omega, self.b)).astype(self.dtype)
+
     def _run(self, part, w: np.ndarray) -> list:
         """``part(ow, blocks, work)`` over the blocks: in one call, or over ``n_jobs`` contiguous ranges.
 
@@ -237,7 +271,7 @@ class RFFAlignment:
         and partial sums, BLAS on one thread each (numpy frees the GIL in its products and in cos/sin;
         the parts are returned in range order, so the sums do not depend on the scheduling).
         """
-        ow = np.vstack((np.asarray(w, dtype=float)[:, None] * self.omega, self.b)).astype(self.dtype)
+        ow = self._projection(w)
         if self.n_jobs == 1:
             return [part(ow, self._plan, self._work.setdefault(0, {}))]
         cuts = np.linspace(0, len(self._plan), self.n_jobs + 1).astype(int)
@@ -250,7 +284,7 @@ class RFFAlignment:
     def _value_part(self, ow: np.ndarray, blocks: list, work: dict) -> tuple[np.ndarray, np.ndarray | None]:
         """Class sums (unscaled) and ZᵀZ (upper triangle at least, unscaled) of ``blocks``."""
         S = np.zeros((self.B.shape[0], self.m))
-        G = np.zeros((self.m, self.m)) if self.criterion == "alignment" else None
+        G = np.zeros((self.m, self.m)) if self._full_gram else None
         # Column sums of a block as a GEMV with a ones vector: ~7x faster than a float64-accumulating
         # np.sum over axis 0; the block's partial sum is then added to a float64 total.
         ones = np.ones(self.block, dtype=self.dtype)
@@ -297,8 +331,16 @@ class RFFAlignment:
         kt = float(np.sum(S * (self.B @ S)))
         if self.criterion != "alignment":
             return kt, {"S": S, "kt": kt}
-        G = sum(p[1] for p in parts[1:]) + parts[0][1]
-        G = np.triu(G) + np.triu(G, 1).T
+        if self.sub is None:
+            G = sum(p[1] for p in parts[1:]) + parts[0][1]
+            G = np.triu(G) + np.triu(G, 1).T
+        else:
+            G = np.zeros((self.m, self.m))
+            ow = self._projection(w)
+            for a in range(0, self.sub.shape[0], self.block):
+                Zb = np.cos(self.sub[a : a + self.block] @ ow)
+                G += Zb.T @ Zb
+            G *= self.sub_weight
         G *= self.scale**2
         nk = float(np.linalg.norm(G))
         nt = self.target_norm
@@ -320,6 +362,11 @@ class RFFAlignment:
             # -β Z G with Z = √(2/m) cos U: the √(2/m) of Z is folded into G here.
             Gq = ((-2.0 * kt / (nk**3 * nt)) * self.scale * state["G"]).astype(self.dtype)
         R = R.astype(self.dtype)
+        # With a normaliser subsample, the -β Z G term lives on its rows only, weighted by N / rows
+        # (∂‖G‖_F/∂Z_i of G = (N/n_s) Σ_{i∈s} Z_iᵀZ_i); the passes over all rows carry R alone.
+        Gs = None
+        if Gq is not None and self.sub is not None:
+            Gs, Gq = (Gq * self.dtype.type(self.sub_weight)).astype(self.dtype), None
 
         def part(ow: np.ndarray, blocks: list, work: dict) -> np.ndarray:
             A = np.zeros((self.omega.shape[0] + 1, self.m))  # the last row is the ones column's (unused)
@@ -341,6 +388,12 @@ class RFFAlignment:
             return A
 
         A = sum(self._run(part, w))
+        if Gs is not None:
+            ow = self._projection(w)
+            for a in range(0, self.sub.shape[0], self.block):
+                Xb = self.sub[a : a + self.block]
+                U = Xb @ ow
+                A += Xb.T @ ((np.cos(U) @ Gs) * np.sin(U))
         return -self.scale * np.einsum("dk,dk->d", self.omega, A[:-1])
 
     def objective(self) -> Callable[[np.ndarray], tuple[float, Callable[[], np.ndarray]]]:
@@ -365,8 +418,19 @@ def rff_objective(
     random_state=None,
     dtype=np.float32,
     n_jobs: int = 1,
+    normaliser_rows: int | None = None,
 ) -> Callable[[np.ndarray], tuple[float, Callable[[], np.ndarray]]]:
     """Draw the features for the resolved RBF kernel ``kern`` and return ``evaluate(w) -> (f, gradient)``."""
     omega, b = draw_features(X.shape[1], n_components, kern._gamma(), random_state)
-    crit = RFFAlignment(X, y, omega, b, target=target, criterion=criterion, dtype=dtype, n_jobs=n_jobs)
+    crit = RFFAlignment(
+        X,
+        y,
+        omega,
+        b,
+        target=target,
+        criterion=criterion,
+        dtype=dtype,
+        n_jobs=n_jobs,
+        normaliser_rows=normaliser_rows,
+    )
     return crit.objective()
