@@ -53,6 +53,7 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from benchmarks.report import render_markdown
 from benchmarks.rff_agreement import CASES, M_GRID, RESULTS_DIR, _zscore, toy_data
 from fsbench.algorithms.alignment import SAS
 from fsbench.data import open_dataset
@@ -233,6 +234,8 @@ def render(out: Path = RESULTS_DIR) -> str:
         lines.append(f"| {case} | {a['N']}×{a['D']} | {ref:.2f} | " + " | ".join(cells) + " |")
     md = "\n".join(lines) + "\n"
     (out / "RFF_DEFAULT_M.md").write_text(md)
+    if (out / "RESULTS.md").exists():  # RESULTS.md includes RFF_DEFAULT_M.md whole
+        (out / "RESULTS.md").write_text(render_markdown(out))
     return md
 
 

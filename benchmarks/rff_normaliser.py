@@ -36,6 +36,7 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from benchmarks.report import render_markdown
 from benchmarks.rff_agreement import RESULTS_DIR, _zscore, agreement, toy_data
 from benchmarks.rff_default_m import average_overlap
 from fsbench.algorithms.alignment import SAS
@@ -154,6 +155,8 @@ def render(out: Path = RESULTS_DIR) -> str:
         )
     md = "\n".join(lines) + "\n"
     (out / "RFF_NORMALISER.md").write_text(md)
+    if (out / "RESULTS.md").exists():  # RESULTS.md includes RFF_NORMALISER.md whole
+        (out / "RESULTS.md").write_text(render_markdown(out))
     return md
 
 

@@ -73,8 +73,9 @@ and one BLAS thread (SciPy's SYRK holds the GIL, so the threads use numpy's, whi
 floor (the kernels alone): ``benchmarks/rff_floor.py``.
 
 **Normaliser rows** (``normaliser_rows`` = n < N, off by default). Both passes above cost
-O(N·m²) for :math:`G`, and at large m that term is most of the floor (``benchmarks/rff_floor.py``). With n rows :math:`s` evenly spaced in class order (so every class keeps
-its share), the normaliser is estimated as :math:`\lVert G_s\rVert_F` with
+O(N·m²) for :math:`G`, and at large m that term is most of the floor (``benchmarks/rff_floor.py``).
+With n rows :math:`s` evenly spaced in class order (so every class keeps its share), the
+normaliser is estimated as :math:`\lVert G_s\rVert_F` with
 :math:`G_s = \tfrac Nn Z_s^\top Z_s`; the numerator still uses all N rows. The N·m² work becomes
 n·m², the rest of a pass stays O(N·m·D). The gradient gets :math:`-\beta\tfrac Nn Z_i G_s` on the
 rows of :math:`s` only. What changes:
@@ -414,7 +415,7 @@ def rff_objective(
     *,
     target: str = "vert",
     criterion: str = "alignment",
-    n_components: int = 2000,
+    n_components: int,
     random_state=None,
     dtype=np.float32,
     n_jobs: int = 1,
