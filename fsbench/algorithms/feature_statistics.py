@@ -98,7 +98,10 @@ class ColumnReplacement:
     times a per-value table too, so a row costs three gathers and two products and no exponential.
     That needs :math:`e^{\gamma S}` far from overflow and K far from underflow: it is used while
     :math:`\gamma\max S \le 600`; otherwise (or without ``gram``)
-    :math:`A = e^{-\gamma\max(S - (x_i - z)^2, 0)}` is computed.
+    :math:`A = e^{-\gamma\max(S - (x_i - z)^2, 0)}` is computed. When the column of Z holds at most
+    3/4 as many distinct values as entries, all of them values of the column of X (support vectors
+    are training rows), the two per-value tables are gathered from one over pairs of values: the
+    same numbers with fewer exponentials.
 
     Parameters
     ----------
@@ -123,7 +126,21 @@ class ColumnReplacement:
         consumed.
         """
         kernel, S, gram = self.kernel, self.S, self.gram
-        Tv = column_statistic(kernel, np.asarray(values, dtype=float), z)
+        values = np.asarray(values, dtype=float)
+        g = -kernel._gamma() if kernel.name == "rbf" else 0.0
+        if gram is not None and kernel.name == "rbf":
+            shared = _shared_values(values, z)
+            if shared is not None:
+                # z's entries are among the column's values (support vectors are training rows), and
+                # there are fewer distinct ones than entries: the factors are computed once per pair
+                # of values and gathered into place, the same numbers with fewer exponentials.
+                uz, zi = shared
+                E = column_statistic(kernel, values, values[uz])
+                E = np.exp(np.multiply(E, g, out=E), out=E)
+                Einv = np.take(1.0 / E, zi, axis=1)
+                E = np.take(E, zi, axis=1)
+                return self._rbf_rows(gram, E, Einv, code)
+        Tv = column_statistic(kernel, values, z)
         if kernel.name != "rbf":
 
             def rows(i: np.ndarray, v: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
@@ -134,26 +151,44 @@ class ColumnReplacement:
 
             return rows
 
-        g = -kernel._gamma()
         if gram is not None:
             E = np.exp(np.multiply(Tv, g, out=Tv), out=Tv)
-            Einv = 1.0 / E  # e^{γ(x−z)²}: finite, as γ·max S ≤ 600
-        else:
-            E, Einv = np.exp(g * Tv), None
+            return self._rbf_rows(gram, E, 1.0 / E, code)  # 1/E = e^{γ(x−z)²}: finite, γ·max S ≤ 600
+        E = np.exp(g * Tv)
 
         def rows(i: np.ndarray, v: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-            if Einv is not None:
-                blk = np.take(gram, i, axis=0, out=out)
-                blk *= np.take(Einv, code[i], axis=0)
-            else:
-                blk = np.subtract(S[i], Tv[code[i]], out=out)
-                np.maximum(blk, 0.0, out=blk)
-                blk *= g
-                np.exp(blk, out=blk)
+            blk = np.subtract(S[i], Tv[code[i]], out=out)
+            np.maximum(blk, 0.0, out=blk)
+            blk *= g
+            np.exp(blk, out=blk)
             blk *= np.take(E, v, axis=0)
             return blk
 
         return rows
+
+    @staticmethod
+    def _rbf_rows(gram: np.ndarray, E: np.ndarray, Einv: np.ndarray, code: np.ndarray):
+        """Row builder of the RBF shortcut: ``K[i] · Einv[code[i]] · E[v]`` (class docstring)."""
+
+        def rows(i: np.ndarray, v: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+            blk = np.take(gram, i, axis=0, out=out)
+            blk *= np.take(Einv, code[i], axis=0)
+            blk *= np.take(E, v, axis=0)
+            return blk
+
+        return rows
+
+
+def _shared_values(values: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(uz, zi)`` with ``z == values[uz][zi]`` when every entry of ``z`` is one of the sorted
+    ``values`` and at most 3/4 of them are distinct (else None: a table would save too little)."""
+    if z.size == 0:
+        return None
+    pos = np.minimum(np.searchsorted(values, z), values.size - 1)
+    if not np.array_equal(values[pos], z):
+        return None
+    uz, zi = np.unique(pos, return_inverse=True)
+    return (uz, zi.reshape(-1)) if 4 * uz.size <= 3 * z.size else None
 
 
 def permuted_column_grams(

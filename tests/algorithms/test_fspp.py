@@ -126,6 +126,29 @@ def test_column_replacement_rows_equal_the_explicit_kernel(kern, with_gram):
     np.testing.assert_array_equal(blocks, rows(i, v))  # the blocking changes nothing
 
 
+def test_column_replacement_value_pair_factors_are_the_same_numbers(monkeypatch):
+    # Z = rows of X (support vectors), a column with few distinct values: the RBF factors come from a
+    # table over value pairs, gathered into place; bit-identical to computing them per entry.
+    from fsbench.algorithms import feature_statistics as fs
+
+    rng = np.random.default_rng(4)
+    kern = Kernel("rbf", gamma=0.2)
+    X = rng.normal(size=(40, 3))
+    X[:, 0] = np.round(2 * X[:, 0]) / 2
+    Z = X[rng.choice(40, 24, replace=False)]
+    S = feature_statistic(kern, X, Z)
+    values, code = np.unique(X[:, 0], return_inverse=True)
+    uz, zi = fs._shared_values(values, Z[:, 0])
+    np.testing.assert_array_equal(values[uz][zi], Z[:, 0])
+    assert fs._shared_values(values, Z[:, 0] + 1e-9) is None  # not among the values
+    assert fs._shared_values(values, values) is None  # all distinct: no saving
+    i, v = rng.integers(0, 40, 30), rng.integers(0, values.size, 30)
+    got = ColumnReplacement(kern, S, gram_from_statistic(kern, S)).rows(Z[:, 0], values, code)(i, v)
+    monkeypatch.setattr(fs, "_shared_values", lambda values, z: None)
+    want = ColumnReplacement(kern, S, gram_from_statistic(kern, S)).rows(Z[:, 0], values, code)(i, v)
+    np.testing.assert_array_equal(got, want)
+
+
 def test_column_replacement_gram_shortcut_only_within_range():
     # A = K·exp(γ(x−z)²) needs exp(γ·S) finite and K not underflowing: off for far-apart points
     kern = Kernel("rbf", gamma=1.0)
