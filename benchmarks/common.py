@@ -7,9 +7,11 @@ A leaf of ``benchmarks/`` (it imports :mod:`benchmarks.timing` only): :mod:`benc
 
 from __future__ import annotations
 
+import argparse
 import datetime as _dt
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -83,3 +85,52 @@ def ms(s: float) -> str:
 def gb(b: float) -> str:
     """Bytes as GB, two decimals."""
     return f"{b / 1e9:.2f}"
+
+
+class ResumeLog:
+    """Finished records of a long benchmark, one JSON line each in ``<out>/<file>.partial``.
+
+    A killed run restarts where it stopped: records already in the file are not recomputed.
+    ``key(record)`` names a record; :meth:`close` removes the file once the JSON document is written.
+    """
+
+    def __init__(self, out: Path, file: str, key: Callable[[dict], tuple]):
+        self.path = out / (file + ".partial")
+        self.key = key
+        self.done: dict[tuple, dict] = {}
+        if self.path.exists():
+            for line in self.path.read_text().splitlines():
+                rec = json.loads(line)
+                self.done[key(rec)] = rec
+
+    def __contains__(self, k: tuple) -> bool:
+        return k in self.done
+
+    def __getitem__(self, k: tuple) -> dict:
+        return self.done[k]
+
+    def add(self, rec: dict) -> None:
+        self.done[self.key(rec)] = rec
+        with self.path.open("a") as fh:
+            fh.write(json.dumps(rec) + "\n")
+
+    def records(self) -> list[dict]:
+        return [self.done[k] for k in sorted(self.done)]
+
+    def close(self) -> None:
+        self.path.unlink(missing_ok=True)
+
+
+def run_render_main(
+    module_doc: str, prog: str, run: Callable[[Path], object], render: Callable[[Path], str], argv=None
+) -> int:
+    """``python -m <prog> {run,render} [--out DIR]``: run (then render) or render only."""
+    p = argparse.ArgumentParser(prog=prog, description=module_doc.split("\n")[0])
+    p.add_argument("command", choices=("run", "render"))
+    p.add_argument("--out", type=Path, default=RESULTS_DIR)
+    a = p.parse_args(argv)
+    a.out.mkdir(parents=True, exist_ok=True)
+    if a.command == "run":
+        run(a.out)
+    print(render(a.out))
+    return 0

@@ -255,3 +255,10 @@ def threads_section(out: Path) -> list[str]:
         "large fit on a machine with free cores.",
     ]
     return lines
+
+
+def write_included(out: Path, name: str, text: str) -> None:
+    """Write ``out/name`` (a page ``RESULTS.md`` includes whole); re-render ``RESULTS.md`` if present."""
+    (out / name).write_text(text)
+    if (out / "RESULTS.md").exists():
+        (out / "RESULTS.md").write_text(render_markdown(out))

@@ -43,7 +43,6 @@ user's choice explicit"). :func:`choose_m` applies the rule to the JSON file.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -53,7 +52,8 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from benchmarks.report import render_markdown
+from benchmarks.common import ResumeLog, run_render_main
+from benchmarks.report import write_included
 from benchmarks.rff_agreement import CASES, M_GRID, RESULTS_DIR, _zscore, toy_data
 from fsbench.algorithms.alignment import SAS
 from fsbench.data import open_dataset
@@ -102,12 +102,7 @@ def _fit(est: SAS, X: np.ndarray, y: np.ndarray) -> dict:
 
 def run(out: Path, cases=CASES, seeds=SEEDS, m_grid=M_GRID) -> dict:
     """Run (or resume) the study; every finished fit is appended to a ``.partial`` JSONL file."""
-    partial = out / (FILE + ".partial")
-    done: dict[tuple, dict] = {}
-    if partial.exists():
-        for line in partial.read_text().splitlines():
-            r = json.loads(line)
-            done[(r["case"], r["seed"], r["fit"])] = r
+    done = ResumeLog(out, FILE, lambda r: (r["case"], r["seed"], r["fit"]))
     load0 = [round(x, 2) for x in os.getloadavg()]
     with threadpool_limits(limits=1):
         for case in cases:
@@ -128,9 +123,7 @@ def run(out: Path, cases=CASES, seeds=SEEDS, m_grid=M_GRID) -> dict:
                         X, y = XA, yA
                         rec = _fit(est, X, y)
                     rec.update(case=case, seed=seed, fit=k, N=int(X.shape[0]), D=int(X.shape[1]))
-                    done[(case, seed, k)] = rec
-                    with partial.open("a") as fh:
-                        fh.write(json.dumps(rec) + "\n")
+                    done.add(rec)
                     print(f"{case} seed {seed} {k}: {rec['n_iter']} it, {rec['cpu_s']:.0f} s", flush=True)
     doc = {
         "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
@@ -141,11 +134,11 @@ def run(out: Path, cases=CASES, seeds=SEEDS, m_grid=M_GRID) -> dict:
         "blas_threads": 1,
         "loadavg_at_start": load0,
         "loadavg_at_end": [round(x, 2) for x in os.getloadavg()],
-        "records": [done[k] for k in sorted(done)],
+        "records": done.records(),
     }
     doc["chosen_m"] = choose_m(doc)
     (out / FILE).write_text(json.dumps(doc, indent=1) + "\n")
-    partial.unlink(missing_ok=True)
+    done.close()
     return doc
 
 
@@ -233,21 +226,12 @@ def render(out: Path = RESULTS_DIR) -> str:
         cells = [f"{np.median([r['ao_rff'] for r in per_m[m] if r['case'] == case]):.2f}" for m in per_m]
         lines.append(f"| {case} | {a['N']}×{a['D']} | {ref:.2f} | " + " | ".join(cells) + " |")
     md = "\n".join(lines) + "\n"
-    (out / "RFF_DEFAULT_M.md").write_text(md)
-    if (out / "RESULTS.md").exists():  # RESULTS.md includes RFF_DEFAULT_M.md whole
-        (out / "RESULTS.md").write_text(render_markdown(out))
+    write_included(out, "RFF_DEFAULT_M.md", md)  # RESULTS.md includes it whole
     return md
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m benchmarks.rff_default_m", description=__doc__.split("\n")[0])
-    p.add_argument("command", choices=("run", "render"))
-    p.add_argument("--out", type=Path, default=RESULTS_DIR)
-    a = p.parse_args(argv)
-    if a.command == "run":
-        run(a.out)
-    print(render(a.out))
-    return 0
+    return run_render_main(__doc__, "python -m benchmarks.rff_default_m", run, render, argv)
 
 
 if __name__ == "__main__":

@@ -60,7 +60,7 @@ from scipy.linalg.blas import get_blas_funcs
 from threadpoolctl import threadpool_limits
 
 from benchmarks.common import verdict, weston_data
-from benchmarks.report import render_markdown
+from benchmarks.report import write_included
 from fsbench._malloc import tune_malloc
 from fsbench.algorithms import random_features as rf
 from fsbench.algorithms.alignment import SAS
@@ -477,9 +477,7 @@ def render(out: Path) -> str:
                 f"{f['relevant_in_top6']} of 6 | {f['loadavg_at_start']} → {f['loadavg_at_end']} |"
             )
     text = "\n".join(lines) + "\n"
-    (out / "RFF_FLOOR.md").write_text(text)
-    if (out / "RESULTS.md").exists():  # RESULTS.md includes RFF_FLOOR.md as its section (g)
-        (out / "RESULTS.md").write_text(render_markdown(out))
+    write_included(out, "RFF_FLOOR.md", text)  # RESULTS.md includes it whole
     return text
 
 

@@ -26,7 +26,6 @@ default stays all rows whatever the result.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -36,7 +35,8 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from benchmarks.report import render_markdown
+from benchmarks.common import ResumeLog, run_render_main
+from benchmarks.report import write_included
 from benchmarks.rff_agreement import RESULTS_DIR, _zscore, agreement, toy_data
 from benchmarks.rff_default_m import average_overlap
 from fsbench.algorithms.alignment import SAS
@@ -92,12 +92,7 @@ def compare(full: dict, sub: dict, toy: bool) -> dict:
 
 
 def run(out: Path, plan=PLAN) -> dict:
-    partial = out / (FILE + ".partial")
-    done = {}
-    if partial.exists():
-        for line in partial.read_text().splitlines():
-            r = json.loads(line)
-            done[(r["case"], r["m"], r["seed"])] = r
+    done = ResumeLog(out, FILE, lambda r: (r["case"], r["m"], r["seed"]))
     load0 = [round(x, 2) for x in os.getloadavg()]
     with threadpool_limits(limits=1):
         for case, N, m, max_iter, seeds in plan:
@@ -111,9 +106,7 @@ def run(out: Path, plan=PLAN) -> dict:
                 rec = {"case": case, "N": int(X.shape[0]), "D": int(X.shape[1]), "m": m, "seed": seed}
                 rec |= {"normaliser_rows": rows, "max_iter": max_iter, "full": full, "sub": sub}
                 rec["compare"] = compare(full, sub, case == "weston_linear")
-                done[(case, m, seed)] = rec
-                with partial.open("a") as fh:
-                    fh.write(json.dumps(rec) + "\n")
+                done.add(rec)
                 c = rec["compare"]
                 print(f"{case} m={m} seed={seed}: identical={c['identical']} rho={c['spearman']:.3f} "
                       f"cpu {full['cpu_s']:.0f}/{sub['cpu_s']:.0f} s", flush=True)  # fmt: skip
@@ -122,10 +115,10 @@ def run(out: Path, plan=PLAN) -> dict:
         "blas_threads": 1,
         "loadavg_at_start": load0,
         "loadavg_at_end": [round(x, 2) for x in os.getloadavg()],
-        "records": [done[k] for k in sorted(done)],
+        "records": done.records(),
     }
     (out / FILE).write_text(json.dumps(doc, indent=1) + "\n")
-    partial.unlink(missing_ok=True)
+    done.close()
     return doc
 
 
@@ -154,23 +147,12 @@ def render(out: Path = RESULTS_DIR) -> str:
             f"{f['cpu_s']:.0f} / {s['cpu_s']:.0f} |"
         )
     md = "\n".join(lines) + "\n"
-    (out / "RFF_NORMALISER.md").write_text(md)
-    if (out / "RESULTS.md").exists():  # RESULTS.md includes RFF_NORMALISER.md whole
-        (out / "RESULTS.md").write_text(render_markdown(out))
+    write_included(out, "RFF_NORMALISER.md", md)  # RESULTS.md includes it whole
     return md
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(
-        prog="python -m benchmarks.rff_normaliser", description=__doc__.split("\n")[0]
-    )
-    p.add_argument("command", choices=("run", "render"))
-    p.add_argument("--out", type=Path, default=RESULTS_DIR)
-    a = p.parse_args(argv)
-    if a.command == "run":
-        run(a.out)
-    print(render(a.out))
-    return 0
+    return run_render_main(__doc__, "python -m benchmarks.rff_normaliser", run, render, argv)
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from benchmarks.common import ResumeLog
 from benchmarks.rff_agreement import CASES, RESULTS_DIR, SEEDS, agreement, case_data
 from fsbench.algorithms.alignment import SAS
 
@@ -68,12 +69,7 @@ def compare(a: SAS, b: SAS) -> dict:
 
 def run(out: Path, cases=CASES, seeds=SEEDS, m_values=M_VALUES) -> dict:
     """Run (or resume, from a ``.partial`` JSONL file) every (case, seed, m) pair of fits."""
-    partial = out / (FILE + ".partial")
-    done = {}
-    if partial.exists():
-        for line in partial.read_text().splitlines():
-            r = json.loads(line)
-            done[(r["case"], r["seed"], r["m"])] = r
+    done = ResumeLog(out, FILE, lambda r: (r["case"], r["seed"], r["m"]))
     load0 = [round(x, 2) for x in os.getloadavg()]
     for case in cases:
         for seed in seeds:
@@ -86,9 +82,7 @@ def run(out: Path, cases=CASES, seeds=SEEDS, m_values=M_VALUES) -> dict:
                 b, cpu64 = fit(X, y, m, seed, np.float64)
                 rec = {"case": case, "seed": seed, "m": m, "N": int(X.shape[0]), "D": int(X.shape[1])}
                 rec |= compare(a, b) | {"cpu_s_f32": cpu32, "cpu_s_f64": cpu64}
-                done[(case, seed, m)] = rec
-                with partial.open("a") as fh:
-                    fh.write(json.dumps(rec) + "\n")
+                done.add(rec)
                 print(
                     f"{case} seed {seed} m={m}: same ranking {rec['same_ranking']}, "
                     f"w diff {rec['w_max_rel_diff']:.1e}, {cpu32:.1f} s / {cpu64:.1f} s",
@@ -99,10 +93,10 @@ def run(out: Path, cases=CASES, seeds=SEEDS, m_values=M_VALUES) -> dict:
         "loadavg_at_start": load0,
         "loadavg_at_end": [round(x, 2) for x in os.getloadavg()],
         "blas_threads": 1,
-        "records": [done[k] for k in sorted(done)],
+        "records": done.records(),
     }
     (out / FILE).write_text(json.dumps(doc, indent=1) + "\n")
-    partial.unlink(missing_ok=True)
+    done.close()
     return doc
 
 
