@@ -152,8 +152,19 @@ def render_markdown(out: Path) -> str:
                 f"{d['data']}: N = {r['N']}, D = {r['D']}, {r['n_classes']} classes; FSPP parameters "
                 f"`{json.dumps(r['params'], sort_keys=True)}`. *before* = `benchmarks/reference_fspp.py` "
                 "(the implementation before issue #15: every permuted row, SVC per pairwise machine, LAPACK "
-                "coupling); *after* = `fsbench.algorithms.sensitivity.FSPP`. One cold fit each, one core; "
-                "run "
+                "coupling); *after* = `fsbench.algorithms.sensitivity.FSPP`. "
+                + (
+                    f"{r['rounds']} rounds, each one cold reference fit then one cold fsbench fit; times and "
+                    "speed-up are medians over the rounds (per round: "
+                    + ", ".join(
+                        f"{a:.1f} / {b:.1f} s = {a / b:.2f}×"
+                        for a, b in zip(r["reference_runs_s"], r["fsbench_runs_s"], strict=True)
+                    )
+                    + "). "
+                    if r.get("rounds", 1) > 1
+                    else "One cold fit each. "
+                )
+                + "One core; run "
                 f"{d['date']}, load average {r['loadavg_start']} at start, {r['loadavg_end']} at end "
                 "(other jobs shared the machine: CPU seconds, not wall). Times: CPU s.",
                 "",

@@ -258,3 +258,14 @@ def test_rff_normaliser_pairs_and_table(tmp_path, monkeypatch):
     assert r["normaliser_rows"] == 80 and len(r["compare"]["relevant_top6"]) == 2
     assert r["full"]["criterion"] != r["sub"]["criterion"]  # the subsample is used
     assert "| weston_linear | 400×8 | 8 | 80 | 0 | 5 |" in rn.render(tmp_path)
+
+
+def test_fspp_case_alternates_rounds_and_takes_medians():
+    from benchmarks import run
+
+    X, y, params, _ = run.tiny_fspp_input()
+    r = run.fspp_case(X, y, params, rounds=2)
+    assert r["rounds"] == 2 and len(r["reference_runs_s"]) == len(r["fsbench_runs_s"]) == 2
+    assert r["speedup"] == pytest.approx(np.median(r["round_speedups"]))
+    assert r["round_speedups"][0] == pytest.approx(r["reference_runs_s"][0] / r["fsbench_runs_s"][0])
+    assert r["same_ranking"] and len(r["timings"]["fsbench"]) == 2
