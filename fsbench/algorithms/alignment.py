@@ -330,6 +330,10 @@ class SFS(SAS):
         )
 
     supported_kernels = ("rbf", "poly")
+    #: SAS's constraints without ``normaliser_rows``: the Frobenius criterion has no normaliser
+    _parameter_constraints: dict = {
+        k: v for k, v in SAS._parameter_constraints.items() if k != "normaliser_rows"
+    }
     _rff_criterion = "frobenius"
 
     _LINEAR_MSG = (
