@@ -144,7 +144,7 @@ class ColumnReplacement:
         if kernel.name != "rbf":
 
             def rows(i: np.ndarray, v: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-                blk = np.take(Tv, v, axis=0, out=out)
+                blk = np.take(Tv, v, axis=0, out=out, mode="clip")
                 blk += S[i] - Tv[code[i]]
                 blk[...] = gram_from_statistic(kernel, blk)
                 return blk
@@ -169,11 +169,18 @@ class ColumnReplacement:
     @staticmethod
     def _rbf_rows(gram: np.ndarray, E: np.ndarray, Einv: np.ndarray, code: np.ndarray):
         """Row builder of the RBF shortcut: ``K[i] · Einv[code[i]] · E[v]`` (class docstring)."""
+        tmp = np.empty((0, gram.shape[1]))
 
         def rows(i: np.ndarray, v: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-            blk = np.take(gram, i, axis=0, out=out)
-            blk *= np.take(Einv, code[i], axis=0)
-            blk *= np.take(E, v, axis=0)
+            nonlocal tmp
+            if tmp.shape[0] < i.size:
+                tmp = np.empty((i.size, gram.shape[1]))
+            t = tmp[: i.size]
+            # mode="clip" (the indices are valid): with mode="raise", take() into ``out`` goes
+            # through a buffer, ~1.4x slower on FSPP's blocks
+            blk = np.take(gram, i, axis=0, out=out, mode="clip")
+            blk *= np.take(Einv, code[i], axis=0, out=t, mode="clip")
+            blk *= np.take(E, v, axis=0, out=t, mode="clip")
             return blk
 
         return rows

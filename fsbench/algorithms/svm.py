@@ -252,22 +252,27 @@ class PairwiseCouplingSVC(ClassifierMixin, BaseEstimator):
         With C > 2 classes the dense product ``Ks @ dual_coef_`` is mostly zeros: pair (i, j)
         only has support vectors of classes i and j. Summed per class block instead, each
         block times the C−1 pairs of its class, the work drops by a factor C(C−1)/2 / (C−1) = C/2.
-        Each block's product is written to its own columns of one array, and pair (i, j) then adds
-        its two columns (block i, then block j) to its intercept: the same additions in the same
-        order as accumulating into the pair columns, without C scattered read-modify-writes.
+        Each block's product is written to its own rows of one work array, transposed (one row
+        per class-pair product, one column per sample), and pair (i, j) then adds its two rows
+        (block i, then block j) to its intercept: the same additions in the same order as
+        accumulating into the pair columns, without C scattered read-modify-writes. Transposed,
+        those sums add contiguous rows (gathering columns of the wide array cost as much as a third
+        of the products on FSPP's blocks); the result is the transposed view (n, P), which the Platt
+        and coupling steps read pair by pair without a copy.
         """
         blocks = getattr(self, "_class_blocks", None)
         if blocks is None or self.classes_.size <= 2:
             return Ks @ self.dual_coef_ + self.intercept_
         layout, first, second, width = blocks
-        Y = np.empty((Ks.shape[0], width + 1))
-        Y[:, width] = 0.0  # the column of a class without support vectors
-        for start, stop, a, b, coef in layout:
-            np.matmul(Ks[:, start:stop], coef, out=Y[:, a:b])
-        out = np.take(Y, first, axis=1)
-        out += self.intercept_
-        out += np.take(Y, second, axis=1)
-        return out
+        Y = np.empty((width + 1, Ks.shape[0]))
+        Y[width] = 0.0  # the row of a class without support vectors
+        KsT = Ks.T
+        for start, stop, a, b, coef_t in layout:
+            np.matmul(coef_t, KsT[start:stop], out=Y[a:b])
+        out = np.take(Y, first, axis=0)
+        out += self.intercept_[:, None]
+        out += np.take(Y, second, axis=0)
+        return out.T
 
     def _pair_proba(self, dec: np.ndarray) -> np.ndarray:
         """Platt probabilities (n, P) of the pairs' first classes, clipped as LIBSVM does."""
@@ -317,18 +322,18 @@ class PairwiseCouplingSVC(ClassifierMixin, BaseEstimator):
 def _class_blocks(sv_class: np.ndarray, pairs: np.ndarray, dual: np.ndarray) -> tuple:
     """Class-block layout of the decision product, for support vectors sorted by class.
 
-    Returns ``(layout, first, second, width)``: ``layout`` lists (start, stop, a, b, dual block) per class
-    with support vectors — rows start:stop of the support vectors, their products with the class's
-    pairs go to columns a:b of a work array; ``first[p]`` / ``second[p]`` are the work columns that
-    pair p = (i, j) adds for class i and class j (column ``width``, kept 0, for a class without
-    support vectors).
+    Returns ``(layout, first, second, width)``: ``layout`` lists (start, stop, a, b, transposed dual
+    block) per class with support vectors — rows start:stop of the support vectors, their products
+    with the class's pairs go to rows a:b of a (transposed) work array; ``first[p]`` / ``second[p]``
+    are the work rows that pair p = (i, j) adds for class i and class j (row ``width``, kept 0, for
+    a class without support vectors).
     """
     layout, first, second = [], {}, {}
     width = 0
     for c in np.unique(sv_class):
         start, stop = np.searchsorted(sv_class, [c, c + 1])
         cols = np.flatnonzero((pairs[:, 0] == c) | (pairs[:, 1] == c))
-        block = np.ascontiguousarray(dual[start:stop][:, cols])
+        block = np.ascontiguousarray(dual[start:stop][:, cols].T)
         layout.append((int(start), int(stop), width, width + cols.size, block))
         for t, q in enumerate(cols):
             (first if pairs[q, 0] == c else second)[int(q)] = width + t

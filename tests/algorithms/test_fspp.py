@@ -206,3 +206,34 @@ def test_partial_sum_stops_just_above_the_limit(monkeypatch):
     part, complete, _ = sensitivity._sensitivity(*args, limit=0.1 * full)
     assert part < full  # stopped before the last block
     assert sensitivity._sensitivity(*args, limit=full) == (full, True, full)
+
+
+@pytest.mark.parametrize("block_bytes", [1, 1 << 20])
+def test_batch_sizes_change_no_sum(block_bytes, monkeypatch):
+    # the pairs are added in fixed units of _UNIT, whatever the batches (blocks, groups, and the
+    # groups shrunk near a limit): complete and partial scores and guesses are bitwise the same
+    from sklearn.utils import check_random_state
+
+    from fsbench.algorithms import sensitivity
+    from fsbench.algorithms.feature_statistics import (
+        ColumnReplacement,
+        feature_statistic,
+        gram_from_statistic,
+    )
+
+    monkeypatch.setattr(sensitivity, "_BLOCK_BYTES", block_bytes)
+    X, y = _problem(7, n=150, d=4)
+    clf = FSPP()._classifier(0).fit(X, y)
+    kern, svc, Z = clf.kernel_, clf.svc_, clf.support_vectors_
+    S = feature_statistic(kern, X, Z)
+    K = gram_from_statistic(kern, S)
+    P = svc.proba_from_decision(svc.pairwise_decision(K, support_only=True))
+    perms = np.stack([check_random_state(3).permutation(150) for _ in range(4)])
+    args = (ColumnReplacement(kern, S, K), svc, P, 1 - P.max(axis=1), X[:, 1], Z[:, 1], perms)
+    full = sensitivity._sensitivity(*args)[0]
+    results = {}
+    for group in (1, 2, 7, 1000):
+        monkeypatch.setattr(sensitivity, "_GROUP", group)
+        results[group] = [sensitivity._sensitivity(*args, limit=f * full) for f in (0.05, 0.3, 0.7, 0.95, np.inf)]
+    assert all(r == results[1] for r in results.values())
+    assert [complete for _, complete, _ in results[1]] == [False] * 4 + [True]

@@ -229,13 +229,14 @@ def test_class_block_decision_equals_dense_product():
     Ks = clf.kernel_.gram(X, clf.support_vectors_)
     dense = Ks @ svc.dual_coef_ + svc.intercept_
     np.testing.assert_allclose(svc._decision(Ks), dense, rtol=1e-12, atol=1e-12)
-    # bitwise the accumulation intercept + block i + block j into each pair's column
+    # bitwise the accumulation intercept + block i + block j into each pair's column, with the block
+    # products computed transposed as _decision does
     acc = np.tile(svc.intercept_, (Ks.shape[0], 1))
     cls_sv = np.searchsorted(svc.classes_, y[svc.support_])
     for c in np.unique(cls_sv):
         a, b = np.searchsorted(cls_sv, [c, c + 1])
         cols = np.flatnonzero((svc.pairs_[:, 0] == c) | (svc.pairs_[:, 1] == c))
-        acc[:, cols] += Ks[:, a:b] @ np.ascontiguousarray(svc.dual_coef_[a:b][:, cols])
+        acc[:, cols] += (np.ascontiguousarray(svc.dual_coef_[a:b][:, cols].T) @ Ks[:, a:b].T).T
     np.testing.assert_array_equal(svc._decision(Ks), acc)
     # support vectors are grouped by class, and a pair's column is zero outside its two classes
     cls = np.searchsorted(svc.classes_, y[svc.support_])
