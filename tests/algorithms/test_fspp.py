@@ -211,7 +211,8 @@ def test_partial_sum_stops_just_above_the_limit(monkeypatch):
 @pytest.mark.parametrize("block_bytes", [1, 1 << 20])
 def test_batch_sizes_change_no_sum(block_bytes, monkeypatch):
     # the pairs are added in fixed units of _UNIT, whatever the batches (blocks, groups, and the
-    # groups shrunk near a limit): complete and partial scores and guesses are bitwise the same
+    # groups shrunk near a limit, from the prior or the last group): complete and partial scores
+    # and guesses are bitwise the same
     from sklearn.utils import check_random_state
 
     from fsbench.algorithms import sensitivity
@@ -234,6 +235,10 @@ def test_batch_sizes_change_no_sum(block_bytes, monkeypatch):
     results = {}
     for group in (1, 2, 7, 1000):
         monkeypatch.setattr(sensitivity, "_GROUP", group)
-        results[group] = [sensitivity._sensitivity(*args, limit=f * full) for f in (0.05, 0.3, 0.7, 0.95, np.inf)]
+        results[group] = [
+            sensitivity._sensitivity(*args, limit=f * full, prior=prior)
+            for f in (0.05, 0.3, 0.7, 0.95, np.inf)
+            for prior in (None, 0.2 * full, full, 5 * full)
+        ]
     assert all(r == results[1] for r in results.values())
-    assert [complete for _, complete, _ in results[1]] == [False] * 4 + [True]
+    assert [complete for _, complete, _ in results[1]] == [False] * 16 + [True] * 4
