@@ -177,27 +177,34 @@ def test_early_stopped_scores_keep_the_lowest_exactly(keep, monkeypatch):
     assert not done.all()
 
 
-def test_partial_sum_stops_just_above_the_limit(monkeypatch):
-    # _sensitivity adds non-negative block sums in a fixed order and stops once above `limit`:
-    # the partial score is > limit and <= the complete one (bitwise the same complete score)
+def _column_args(seed: int, n: int, column: int, n_permutations: int) -> tuple:
+    """Arguments of ``_sensitivity`` for one column of a small problem (classifier fitted on it)."""
     from sklearn.utils import check_random_state
 
-    from fsbench.algorithms import sensitivity
     from fsbench.algorithms.feature_statistics import (
         ColumnReplacement,
         feature_statistic,
         gram_from_statistic,
     )
 
-    monkeypatch.setattr(sensitivity, "_BLOCK_BYTES", 1)  # blocks of 32 rows
-    X, y = _problem(6, n=120, d=4)
+    X, y = _problem(seed, n=n, d=4)
     clf = FSPP()._classifier(0).fit(X, y)
     kern, svc, Z = clf.kernel_, clf.svc_, clf.support_vectors_
     S = feature_statistic(kern, X, Z)
     K = gram_from_statistic(kern, S)
     P = svc.proba_from_decision(svc.pairwise_decision(K, support_only=True))
-    perms = np.stack([check_random_state(1).permutation(120) for _ in range(3)])
-    args = (ColumnReplacement(kern, S, K), svc, P, 1 - P.max(axis=1), X[:, 0], Z[:, 0], perms)
+    rng = check_random_state(seed - 5)
+    perms = np.stack([rng.permutation(n) for _ in range(n_permutations)])
+    return ColumnReplacement(kern, S, K), svc, P, 1 - P.max(axis=1), X[:, column], Z[:, column], perms
+
+
+def test_partial_sum_stops_just_above_the_limit(monkeypatch):
+    # _sensitivity adds non-negative unit sums in a fixed order and stops once above `limit`:
+    # the partial score is > limit and <= the complete one (bitwise the same complete score)
+    from fsbench.algorithms import sensitivity
+
+    monkeypatch.setattr(sensitivity, "_BLOCK_BYTES", 1)  # blocks of 32 rows
+    args = _column_args(6, 120, 0, 3)
     full, complete, guess = sensitivity._sensitivity(*args)
     assert complete and guess == full > 0
     for frac in (0.1, 0.5, 0.9):
@@ -213,24 +220,10 @@ def test_batch_sizes_change_no_sum(block_bytes, monkeypatch):
     # the pairs are added in fixed units of _UNIT, whatever the batches (blocks, groups, and the
     # groups shrunk near a limit, from the prior or the last group): complete and partial scores
     # and guesses are bitwise the same
-    from sklearn.utils import check_random_state
-
     from fsbench.algorithms import sensitivity
-    from fsbench.algorithms.feature_statistics import (
-        ColumnReplacement,
-        feature_statistic,
-        gram_from_statistic,
-    )
 
     monkeypatch.setattr(sensitivity, "_BLOCK_BYTES", block_bytes)
-    X, y = _problem(7, n=150, d=4)
-    clf = FSPP()._classifier(0).fit(X, y)
-    kern, svc, Z = clf.kernel_, clf.svc_, clf.support_vectors_
-    S = feature_statistic(kern, X, Z)
-    K = gram_from_statistic(kern, S)
-    P = svc.proba_from_decision(svc.pairwise_decision(K, support_only=True))
-    perms = np.stack([check_random_state(3).permutation(150) for _ in range(4)])
-    args = (ColumnReplacement(kern, S, K), svc, P, 1 - P.max(axis=1), X[:, 1], Z[:, 1], perms)
+    args = _column_args(7, 150, 1, 4)
     full = sensitivity._sensitivity(*args)[0]
     results = {}
     for group in (1, 2, 7, 1000):
