@@ -326,7 +326,7 @@ def _sensitivity(
     start, size = 0, largest
     if np.isfinite(limit) and prior is not None and prior > 0:
         # the first group: what the limit needs if the score is as large as the last guess
-        size = _group_size(ranked, prior * (n * R) / ranked.sum(), target, largest)
+        size = _group_size(ranked, prior * (n * R), ranked.sum(), target, largest)
     while start < rows.size:
         stop = min(start + size, rows.size)
         # decision values stored one row per pair, as svc._decision computes them (see there)
@@ -353,16 +353,17 @@ def _sensitivity(
         total = float(running[-1])
         if np.isfinite(limit):
             # the next group: what the limit still needs at this group's change per `expected`
-            size = _group_size(ranked[stop:], units.sum() / ranked[start:stop].sum(), target - total, largest)
+            size = _group_size(ranked[stop:], units.sum(), ranked[start:stop].sum(), target - total, largest)
         start = stop
     return total / (n * R), True, total / (n * R)
 
 
-def _group_size(ranked: np.ndarray, rate: float, need: float, largest: int) -> int:
+def _group_size(ranked: np.ndarray, change: float, expected: float, need: float, largest: int) -> int:
     """Pairs for the next group: enough for the sum to reach ``need`` if the pairs ahead (their
-    ``ranked`` expected changes) change by ``rate`` times their expected change, with a margin of
-    1/4 and two units (an undershoot costs another batch); at most ``largest``."""
-    if not rate > 0 or not np.isfinite(rate):
+    ``ranked`` expected changes) change by ``change / expected`` times their expected change, with
+    a margin of 1/4 and two units (an undershoot costs another batch); at most ``largest``."""
+    rate = float(change) / float(expected) if expected > 0 else 0.0  # Python floats: inf, no warning
+    if not 0.0 < rate < np.inf:
         return largest
     reach = np.cumsum(ranked[:largest]) * rate
     pairs = int(np.searchsorted(reach, need)) + 1

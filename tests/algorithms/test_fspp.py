@@ -235,3 +235,16 @@ def test_batch_sizes_change_no_sum(block_bytes, monkeypatch):
         ]
     assert all(r == results[1] for r in results.values())
     assert [complete for _, complete, _ in results[1]] == [False] * 16 + [True] * 4
+
+
+def test_group_size_covers_the_predicted_need():
+    from fsbench.algorithms.sensitivity import _UNIT, _group_size
+
+    ranked = np.linspace(2.0, 0.1, 1000)
+    sizes = [_group_size(ranked, 1.0, 1.0, need, 640) for need in (0.5, 50.0, 200.0, 1e9)]
+    assert all(s % _UNIT == 0 and 0 < s <= 640 for s in sizes)
+    assert sizes == sorted(sizes) and sizes[-1] == 640
+    # the predicted sum of the group reaches the need (rate 1: the expected changes themselves)
+    assert ranked[: sizes[1]].sum() >= 50.0
+    for change, expected in ((0.0, 1.0), (1.0, 0.0), (1e308, 1e-10)):
+        assert _group_size(ranked, change, expected, 10.0, 640) == 640  # no usable rate: largest
