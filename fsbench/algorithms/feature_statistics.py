@@ -121,7 +121,10 @@ class ColumnReplacement:
         """Row builder for one column: ``x = values[code]`` (N,) of X, ``z`` (M,) of Z.
 
         Returns a callable ``rows(i, v, out=None)`` → (len(i), M): kernel row ``i[k]`` of
-        :math:`X'` with the column value ``values[v[k]]``, for any rows in any order. Callers
+        :math:`X'` with the column value ``values[v[k]]``, for any rows in any order. The indices
+        must be valid (0 ≤ i < N, 0 ≤ v < len(values)): they are not checked (gathers with
+        ``mode="clip"``, the fast path of ``np.take`` into a buffer), and the callable reuses a
+        work buffer, so it is not to be shared between threads. Callers
         evaluate a few hundred rows per call, so that each block stays in cache until it is
         consumed.
         """

@@ -93,7 +93,9 @@ _BLOCK_BYTES = 1 << 20
 #: against 8.5 M in 23.9 k), 3 in between.
 _GROUP = 4
 #: Pairs per term of a feature's sum (and the granularity of blocks and groups): the sum adds
-#: these terms in a fixed order, so it does not depend on how the pairs were grouped.
+#: these terms in a fixed order, so it does not depend on how the pairs were grouped. (That also
+#: needs each pair's posteriors to be the same bits in any batch; batches start at multiples of
+#: _UNIT, and a one-row batch is evaluated as two rows, see PairwiseCouplingSVC._decision.)
 _UNIT = 32
 
 
@@ -290,7 +292,9 @@ def _sensitivity(
     |u − x_i| × ``doubt`` of row i), and the sum stops after the unit that takes it above ``limit``
     (the caller only needs to know that the score is above it). The units and their order depend
     neither on ``limit`` nor on how many pairs are evaluated per batch, so a complete sum is the
-    same number with or without a limit, and a partial one the same for any batch sizes.
+    same number with or without a limit, and a partial one the same for any batch sizes. (A sum
+    that crosses the limit in its last unit is reported as partial, ``complete`` False, although
+    every pair was added: it is above the limit either way.)
 
     The pairs are evaluated in groups of up to ``_GROUP`` blocks; with a limit, a group is cut to
     what the limit is predicted to need (from the change per unit of expected change of the group

@@ -260,6 +260,12 @@ class PairwiseCouplingSVC(ClassifierMixin, BaseEstimator):
         of the products on FSPP's blocks); the result is the transposed view (n, P), which the Platt
         and coupling steps read pair by pair without a copy.
         """
+        if Ks.shape[0] == 1:
+            # A single row goes through another BLAS routine (gemv or dot instead of gemm), whose
+            # sums round differently. Evaluated as two rows, a row gets the bits it gets inside any
+            # larger block starting at a multiple of 32 rows, which FSPP relies on: its scores must
+            # not depend on how the pairs were batched (tests/algorithms/test_fspp.py).
+            return self._decision(np.concatenate([Ks, Ks]))[:1]
         blocks = getattr(self, "_class_blocks", None)
         if blocks is None or self.classes_.size <= 2:
             return Ks @ self.dual_coef_ + self.intercept_

@@ -177,7 +177,7 @@ def test_early_stopped_scores_keep_the_lowest_exactly(keep, monkeypatch):
     assert not done.all()
 
 
-def _column_args(seed: int, n: int, column: int, n_permutations: int) -> tuple:
+def _column_args(seed: int, n: int, column: int, n_permutations: int, binary: bool = False) -> tuple:
     """Arguments of ``_sensitivity`` for one column of a small problem (classifier fitted on it)."""
     from sklearn.utils import check_random_state
 
@@ -188,7 +188,7 @@ def _column_args(seed: int, n: int, column: int, n_permutations: int) -> tuple:
     )
 
     X, y = _problem(seed, n=n, d=4)
-    clf = FSPP()._classifier(0).fit(X, y)
+    clf = FSPP()._classifier(0).fit(X, y > 0 if binary else y)
     kern, svc, Z = clf.kernel_, clf.svc_, clf.support_vectors_
     S = feature_statistic(kern, X, Z)
     K = gram_from_statistic(kern, S)
@@ -235,6 +235,29 @@ def test_batch_sizes_change_no_sum(block_bytes, monkeypatch):
         ]
     assert all(r == results[1] for r in results.values())
     assert [complete for _, complete, _ in results[1]] == [False] * 16 + [True] * 4
+
+
+@pytest.mark.parametrize("binary", [False, True], ids=["3 classes", "2 classes"])
+def test_batch_sizes_change_no_sum_at_any_pair_count(binary, monkeypatch):
+    # One permutation with a cycle of L rows gives exactly L (row, value) pairs, so the last batch
+    # holds 1 to 31 of them, or a single row (BLAS would take another path for it): whatever the
+    # batches, the complete score is bitwise the same.
+    from fsbench.algorithms import sensitivity
+
+    columns, svc, P, doubt, x, z, _ = _column_args(7, 150, 1, 1, binary=binary)
+    rng = np.random.default_rng(0)
+    for length in [33, 65, 66, 97] + [65] * 12:
+        cycle = rng.choice(150, length, replace=False)
+        perm = np.arange(150)
+        perm[cycle] = np.roll(cycle, 1)
+        args = (columns, svc, P, doubt, x, z, perm[None])
+        monkeypatch.setattr(sensitivity, "_BLOCK_BYTES", 1 << 20)
+        monkeypatch.setattr(sensitivity, "_GROUP", 4)
+        want = sensitivity._sensitivity(*args)
+        for block_bytes, group, prior in [(1, 1, None), (1, 3, None), (1 << 20, 4, 100 * want[0])]:
+            monkeypatch.setattr(sensitivity, "_BLOCK_BYTES", block_bytes)
+            monkeypatch.setattr(sensitivity, "_GROUP", group)
+            assert sensitivity._sensitivity(*args, limit=2 * want[0], prior=prior) == want
 
 
 def test_group_size_covers_the_predicted_need():
