@@ -89,8 +89,9 @@ _BLOCK_BYTES = 1 << 20
 #: coupling has a fixed cost of a few hundred µs per call (its elimination is ~300 small array
 #: operations), so large batches pay; near a limit the group shrinks to what the limit is predicted
 #: to need (:func:`_group_size`). USPS, in-process A/B over five captured iterations: 4 blocks
-#: with shrinking 12 % less CPU than 2 (median of 10 alternations; 8.9 M pairs in 13.8 k batches
-#: against 8.5 M in 23.9 k), 3 in between.
+#: with shrinking took 12 % less CPU than 2 in one run of 10 alternations (3 in between), and were
+#: within 1 % of it in an earlier run of 5 (the machine's noise is of that order); by the counts,
+#: 8.9 M pairs in 13.8 k batches against 8.5 M in 23.9 k.
 _GROUP = 4
 #: Pairs per term of a feature's sum (and the granularity of blocks and groups): the sum adds
 #: these terms in a fixed order, so it does not depend on how the pairs were grouped. (That also
