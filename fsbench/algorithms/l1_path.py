@@ -65,12 +65,20 @@ class L1SVMPath(BaseSelector):
     tol : float, default 1e-4
         liblinear's stopping tolerance.
     max_iter : int, default 1000
+        liblinear's iteration cap per fit.
+    random_state : int, RandomState or None, default None
+        Seeds liblinear's coordinate order (the solver visits the features in a random order each
+        pass; where it stops short of the optimum, that order decides which weights are non-zero).
+        In a run it is the task's selector seed, so a rerun of a task gives the same ranking; ``None``
+        reads numpy's global random state.
     n_features_to_select : int, float or None
 
     Attributes
     ----------
     ranking_, Cs_, entry_ (grid index at which each feature entered; ``n_Cs`` if it never did),
-    coef_path_ (n_Cs × machines × D), converged_ (False if liblinear hit ``max_iter`` at some C)
+    coef_path_ (n_Cs × machines × D), n_iter_ (fits, = ``n_Cs``), n_not_converged_ (fits at which
+    liblinear hit ``max_iter``: its ``ConvergenceWarning``s, not re-emitted), converged_ (no such fit;
+    the run's ``converged`` column)
     """
 
     description = "L1-regularised linear SVM: order in which features enter the regularisation path"
@@ -83,6 +91,7 @@ class L1SVMPath(BaseSelector):
         "C_ratio": [Interval(Real, 1, None, closed="neither")],
         "tol": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
     }
 
     def __init__(
@@ -91,29 +100,44 @@ class L1SVMPath(BaseSelector):
         C_ratio: float = 1e4,
         tol: float = 1e-4,
         max_iter: int = 1000,
+        random_state=None,
         n_features_to_select: int | float | None = None,
     ):
         self.n_Cs = n_Cs
         self.C_ratio = C_ratio
         self.tol = tol
         self.max_iter = max_iter
+        self.random_state = random_state
         self.n_features_to_select = n_features_to_select
 
     def _fit(self, X, y):
         self.Cs_ = c_grid(X, y, self.n_Cs, self.C_ratio)
         coefs = []
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", ConvergenceWarning)
-            for C in self.Cs_:
-                svm = LinearSVC(
-                    penalty="l1", loss="squared_hinge", dual=False, C=C, tol=self.tol, max_iter=self.max_iter
-                )
+        n_not_converged = 0
+        for C in self.Cs_:
+            # Without random_state liblinear's coordinate order came from numpy's global state, so a
+            # rerun of the same task could rank differently (sonar, 100 training points, default
+            # parameters: five global states gave five different rankings).
+            svm = LinearSVC(
+                penalty="l1",
+                loss="squared_hinge",
+                dual=False,
+                C=C,
+                tol=self.tol,
+                max_iter=self.max_iter,
+                random_state=self.random_state,
+            )
+            # One fit at a time, so that a fit is counted once however many warnings it gives.
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", ConvergenceWarning)
                 coefs.append(svm.fit(X, y).coef_)
-        not_converged = [w for w in caught if issubclass(w.category, ConvergenceWarning)]
-        for w in caught:  # only the convergence warnings become converged_; the others go on
-            if w not in not_converged:
-                warnings.warn(w.message, w.category, stacklevel=2)
-        self.converged_ = not not_converged
+            capped = [w for w in caught if issubclass(w.category, ConvergenceWarning)]
+            n_not_converged += bool(capped)
+            for w in caught:  # only the convergence warnings become diagnostics; the others go on
+                if w not in capped:
+                    warnings.warn(w.message, w.category, stacklevel=2)
+        self.n_not_converged_ = n_not_converged
+        self.converged_ = n_not_converged == 0
         self.n_iter_ = len(self.Cs_)
         self.coef_path_ = np.stack(coefs)
         order = entry_order(self.coef_path_)
