@@ -19,6 +19,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 
 from fsbench.algorithms.base import BaseSelector, ranking_from_order, ranking_from_scores
+from fsbench.algorithms.clinical_kernel import categorical_mask
 
 
 class AllFeatures(BaseSelector):
@@ -128,14 +129,20 @@ class ANOVAF(BaseSelector):
 class MutualInfo(BaseSelector):
     """Mutual information between each feature and the class: scikit-learn's ``mutual_info_classif``.
 
-    The k-nearest-neighbour estimator of Kraskov et al. 2004 in Ross's (2014) form for a discrete
-    target; scikit-learn adds a little noise to continuous features, seeded by ``random_state``.
-    Higher first, ties by index.
+    Continuous features: the k-nearest-neighbour estimator of Kraskov et al. 2004 in Ross's (2014) form
+    for a discrete target; scikit-learn adds a little noise to them, seeded by ``random_state``.
+    Categorical features (``categorical``): the plug-in estimate from the contingency table of the
+    feature's values and the classes (scikit-learn's ``discrete_features``). Higher first, ties by
+    index.
 
     Parameters
     ----------
     n_neighbors : int, default 3
         k of the estimator (scikit-learn's default).
+    categorical : bool mask, list of indices or None, default None
+        Features whose values are categories (scikit-learn's ``discrete_features``). ``None``: every
+        feature is continuous (scikit-learn's default for dense data). A run passes the dataset card's
+        mask, in the column order the selector sees, as it does to the Relief adapters.
     random_state : int, RandomState or None, default None
     n_features_to_select : int, float or None
     """
@@ -146,18 +153,34 @@ class MutualInfo(BaseSelector):
     _parameter_constraints: dict = {
         **BaseSelector._parameter_constraints,
         "n_neighbors": [Interval(Integral, 1, None, closed="left")],
+        "categorical": ["array-like", None],
         "random_state": ["random_state"],
     }
 
     def __init__(
-        self, n_neighbors: int = 3, random_state=None, n_features_to_select: int | float | None = None
+        self,
+        n_neighbors: int = 3,
+        categorical=None,
+        random_state=None,
+        n_features_to_select: int | float | None = None,
     ):
         self.n_neighbors = n_neighbors
+        self.categorical = categorical
         self.random_state = random_state
         self.n_features_to_select = n_features_to_select
 
     def _fit(self, X, y):
+        # The kNN estimator on an integer-coded categorical column measures distances between codes
+        # (and the many ties among them, broken only by the added noise); the contingency table
+        # reads the categories as categories.
+        discrete = categorical_mask(self.categorical, X.shape[1])
+        if discrete.any():
+            # Category codes 0..K-1 in the order of the values: the same contingency tables, but a run
+            # z-scores the codes, and scikit-learn warns on every non-integer "label" it is given.
+            X = X.copy()
+            for j in np.flatnonzero(discrete):
+                X[:, j] = np.unique(X[:, j], return_inverse=True)[1]
         self.scores_ = mutual_info_classif(
-            X, y, discrete_features=False, n_neighbors=self.n_neighbors, random_state=self.random_state
+            X, y, discrete_features=discrete, n_neighbors=self.n_neighbors, random_state=self.random_state
         )
         self.ranking_ = ranking_from_scores(self.scores_)
