@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial, wraps
 from pathlib import Path
 from typing import Annotated
@@ -452,16 +453,53 @@ def report(
     reproduction never replaces a committed report by a partial one; finish it (run the same command again)
     or pass --allow-incomplete.
     """
+    from fsbench.results.identity import ReportTargetError, report_target
+
+    try:  # what the directory is decides what its report is (a paper folder's is built, never replaced)
+        target = report_target(results_dir, paper, out)
+    except ReportTargetError as exc:
+        _fail(str(exc))
+    if target.action == "build" and html_only:  # REPORT.html is not committed: rendered in place
+        target = replace(target, action="write", out=target.results_root / target.name / "REPORT.md")
+    if target.action == "build":
+        if allow_incomplete:
+            _fail(
+                f"{results_dir}: a paper folder's report is what `fsbench build` makes of finished runs; "
+                "--allow-incomplete is for other directories (write one elsewhere with --out FILE)"
+            )
+        from fsbench.build import BuildError
+        from fsbench.build import build as do_build
+
+        try:
+            summary = do_build(target.results_root, target.configs_root, [target.name])
+        except BuildError as exc:
+            _fail(str(exc))
+        path = Path(results_dir) / "REPORT.md"
+        n = sum(len(v) for v in summary.written.values())
+        typer.echo(f"{path} (built as `fsbench build --paper {target.name}`: {n} derived files)")
+    else:
+        path = _write_plain_report(results_dir, target, allow_incomplete, html_only)
+        if html_only:
+            return
+    if html:
+        from fsbench.results.report_html import write_report_html
+
+        typer.echo(str(write_report_html(path, path.parent)))
+
+
+def _write_plain_report(results_dir: Path, target, allow_incomplete: bool, html_only: bool) -> Path:
+    """``fsbench report`` on a directory that is not a project's paper folder: one report, at
+    ``target.out``."""
     from fsbench.report import write_report
     from fsbench.results.report_html import write_report_html
     from fsbench.run.engine import unfinished_runs
 
     if html_only:
-        md = out or Path(results_dir) / "REPORT.md"
+        md = target.out
         if not md.is_file():
             _fail(f"{md}: no REPORT.md to render; write it first (`fsbench report {results_dir}` or build)")
         typer.echo(str(write_report_html(md, Path(results_dir))))
-        return
+        return md
     if not allow_incomplete:
         partial = unfinished_runs(results_dir)
         if partial:
@@ -472,12 +510,11 @@ def report(
                 "or pass --allow-incomplete for a partial report"
             )
     try:
-        path = write_report(results_dir, paper_dir=paper, out=out)
+        path = write_report(results_dir, paper_dir=target.paper_dir, out=target.out)
     except (FileNotFoundError, ValueError) as exc:
         _fail(str(exc))
     typer.echo(str(path))
-    if html:
-        typer.echo(str(write_report_html(path, results_dir)))
+    return path
 
 
 @app.command()
