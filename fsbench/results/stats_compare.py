@@ -322,6 +322,135 @@ def posthoc_table(values: pd.DataFrame, ranks: pd.DataFrame, alpha: float = 0.05
     return out[cols]
 
 
+def posthoc_vs_control(
+    values: pd.DataFrame,
+    ranks: pd.DataFrame | None = None,
+    control: str | None = None,
+    alpha: float = 0.05,
+    higher_is_better: bool = False,
+) -> pd.DataFrame:
+    r"""Every method against one control: Wilcoxon signed-rank and the rank z-test, Holm over k − 1.
+
+    Demšar (2006, §3.2.2) and García & Herrera (2008, JMLR 9:2677–2694, §2–3): when the question is
+    "which methods are not worse than the best one", comparing every method with a control needs only
+    k − 1 hypotheses instead of the k(k − 1)/2 of all pairs, so the step-down correction is milder and
+    the tests more powerful. The control defaults to the method with the lowest average rank.
+
+    * Wilcoxon signed-rank test of each method's block values against the control's (two-sided, zero
+      differences split between the signs, as :func:`wilcoxon_pair` and :func:`posthoc_table`);
+    * the rank z-test, for reference (Demšar's eq. for the Bonferroni–Dunn / Holm procedures):
+
+      .. math:: z = \frac{R_i - R_c}{\sqrt{k(k+1)/(6N)}},\qquad p = 2\,(1 - \Phi(|z|)),
+
+      R the average ranks over the N blocks;
+    * each family of k − 1 p-values Holm-adjusted (:func:`holm_adjust`).
+
+    A method is *significantly worse* than the control when its Holm-adjusted p-value is below
+    ``alpha`` and the difference points its way: for Wilcoxon, the signed ranks of (method − control)
+    sum above zero (below zero when higher is better; zsplit ranks, so the direction agrees with the
+    statistic); for the z-test, R_i > R_c.
+
+    Parameters
+    ----------
+    values : DataFrame
+        Blocks × methods, no missing value; compared at their resolution
+        (:func:`fsbench.results.ties.at_resolution`).
+    ranks : DataFrame, optional
+        Within-block ranks (:func:`rank_blocks`); default: ranked here. Given, they decide the average
+        ranks, the control and the z-test (a published rank table, say).
+    control : str, optional
+        The control; default the method with the lowest average rank (the first in column order on a tie).
+    alpha : float
+        Family-wise level of each family of k − 1 comparisons.
+    higher_is_better : bool
+        The values are accuracies (rank 1 = largest) rather than errors.
+
+    Returns
+    -------
+    DataFrame
+        One row per method, the control first, then by average rank: ``selector``, ``average_rank``,
+        ``control``, ``is_control``, ``n_blocks``, ``k``, ``wins`` / ``ties`` / ``losses`` (blocks where
+        the method is better than / equal to / worse than the control), ``median_diff`` (method − control),
+        ``wilcoxon_T``, ``wilcoxon_p``, ``wilcoxon_holm_p``, ``wilcoxon_not_worse``, ``z``, ``z_p``,
+        ``z_holm_p``, ``z_not_worse`` and ``correction`` (what the adjustment corrects for). The control's
+        row has no test (NaN) and is "not worse" by definition.
+    """
+    if values.shape[1] < 2 or values.shape[0] < 1:
+        raise CompareError(f"need at least 2 methods and 1 block against a control, got {values.shape}")
+    values = _resolved(values)
+    if ranks is None:
+        ranks = rank_blocks(values, higher_is_better)
+    n, k = ranks.shape
+    avg = ranks.mean(axis=0).sort_values(kind="stable")
+    control = avg.index[0] if control is None else control
+    if control not in avg.index:
+        raise CompareError(f"control {control!r} is not one of {list(avg.index)}")
+    se = float(np.sqrt(k * (k + 1) / (6.0 * n)))
+    sign = -1.0 if higher_is_better else 1.0  # +1: a positive (method − control) difference is worse
+    others = [m for m in avg.index if m != control]
+    rows = []
+    for m in others:
+        d = sign * (values[m].to_numpy(float) - values[control].to_numpy(float))
+        t, p = wilcoxon_pair(values[m].to_numpy(), values[control].to_numpy())
+        # the direction of the signed-rank statistic: zsplit ranks of |d| (zeros included), signed
+        r = stats.rankdata(np.abs(d))
+        z = (avg[m] - avg[control]) / se
+        rows.append(
+            {
+                "selector": m,
+                "wins": int(np.sum(d < 0)),
+                "ties": int(np.sum(d == 0)),
+                "losses": int(np.sum(d > 0)),
+                "median_diff": float(np.median(values[m].to_numpy(float) - values[control].to_numpy(float))),
+                "wilcoxon_T": t,
+                "wilcoxon_p": p,
+                "_worse_w": float(np.sum(r * np.sign(d))) > 0,
+                "z": float(z),
+                "z_p": float(2.0 * stats.norm.sf(abs(z))),
+            }
+        )
+    out = pd.DataFrame(rows)
+    out["wilcoxon_holm_p"] = holm_adjust(out["wilcoxon_p"].to_numpy())
+    out["z_holm_p"] = holm_adjust(out["z_p"].to_numpy())
+    out["wilcoxon_not_worse"] = ~((out["wilcoxon_holm_p"] < alpha) & out["_worse_w"])
+    out["z_not_worse"] = ~((out["z_holm_p"] < alpha) & (out["z"] > 0))
+    ctrl = {"selector": control, "wins": 0, "ties": n, "losses": 0, "median_diff": 0.0}
+    ctrl.update(wilcoxon_not_worse=True, z_not_worse=True)
+    out = pd.concat([pd.DataFrame([ctrl]), out.drop(columns="_worse_w")], ignore_index=True)
+    out["average_rank"] = out["selector"].map(avg)
+    out["control"] = control
+    out["is_control"] = out["selector"] == control
+    out["n_blocks"] = n
+    out["k"] = k
+    out["correction"] = (
+        f"Holm over the k - 1 = {k - 1} comparisons with the control {control} "
+        f"(family-wise alpha = {alpha:g})"
+    )
+    cols = [
+        "selector",
+        "average_rank",
+        "control",
+        "is_control",
+        "n_blocks",
+        "k",
+        "wins",
+        "ties",
+        "losses",
+        "median_diff",
+        "wilcoxon_T",
+        "wilcoxon_p",
+        "wilcoxon_holm_p",
+        "wilcoxon_not_worse",
+        "z",
+        "z_p",
+        "z_holm_p",
+        "z_not_worse",
+        "correction",
+    ]
+    out[["wilcoxon_not_worse", "z_not_worse"]] = out[["wilcoxon_not_worse", "z_not_worse"]].astype(bool)
+    return out[cols]
+
+
 def cliques(average_ranks: pd.Series, significant: set[frozenset[str]]) -> list[list[str]]:
     """Maximal groups of methods, contiguous in rank order, with no significant pair inside.
 
