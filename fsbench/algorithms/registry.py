@@ -38,6 +38,12 @@ _SELECTORS: dict[str, str] = {
     "relieff": "fsbench.algorithms.baselines:ReliefF",
     "multisurf": "fsbench.algorithms.baselines:MultiSURF",
     "boruta": "fsbench.algorithms.baselines:Boruta",
+    # information-theoretic filters on discretised features, fsbench/algorithms/information.py
+    "jmi": "fsbench.algorithms.information:JMI",
+    "cmim": "fsbench.algorithms.information:CMIM",
+    "disr": "fsbench.algorithms.information:DISR",
+    "cfs": "fsbench.algorithms.information:CFS",
+    "fcbf": "fsbench.algorithms.information:FCBF",
     "branch_and_bound": "fsbench.algorithms.branch_bound:BranchAndBound",
     "exhaustive_wrapper": "fsbench.algorithms.branch_bound:ExhaustiveWrapper",
     "scss": "fsbench.algorithms.separability:SCSS",
