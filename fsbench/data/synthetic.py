@@ -19,6 +19,10 @@ the variance (the usual N(μ,σ²) convention, also used by the NCFS implementat
 the noise block, e.g. for timing runs at a given dimension (ALGORITHMS.md §13.3); the relevant features
 always come first. The data are not standardised (§0.2). A draw may contain one class only for very
 small n; redrawing (the [D] rule of §1.3) is the caller's job, so that draws stay pure.
+
+The scenario track's generators (``madelon``, ``parity``, ``linear_sparse``, ``correlated_nuisance``:
+Madelon design, XOR/parity, sparse linear model, correlated nuisance features) are defined with their
+relevant sets in :mod:`fsbench.data.scenarios` and registered at the end of this module.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from fsbench.data.errors import DatasetError
+from fsbench.data.scenarios import SCENARIOS
 
 DrawFn = Callable[..., tuple[np.ndarray, np.ndarray]]
 
@@ -291,3 +296,12 @@ def ring_fig1(
     gauss = rng.normal(0.0, 1.0, (n, 2)) + (y * shift / 2.0)[:, None]
     X = np.column_stack([r * np.cos(theta), r * np.sin(theta), gauss])
     return X, y
+
+
+# ------------------------------------------------------------------------------- the scenario track
+# Madelon, parity/XOR, sparse linear, correlated nuisance (fsbench/data/scenarios.py, which holds their
+# draw functions and relevance rules and does not import this module): registered like the toys above.
+for _sc in SCENARIOS.values():
+    register_generator(_sc.name, _sc.defaults, lambda p: p["n_features"], _sc.description, _sc.validate)(
+        _sc.draw
+    )
