@@ -44,6 +44,8 @@ _SELECTORS: dict[str, str] = {
     "disr": "fsbench.algorithms.information:DISR",
     "cfs": "fsbench.algorithms.information:CFS",
     "fcbf": "fsbench.algorithms.information:FCBF",
+    # stability selection (randomised L1 logistic regression on subsamples), fsbench/algorithms/stability.py
+    "stability_selection": "fsbench.algorithms.stability:StabilitySelection",
     "branch_and_bound": "fsbench.algorithms.branch_bound:BranchAndBound",
     "exhaustive_wrapper": "fsbench.algorithms.branch_bound:ExhaustiveWrapper",
     "scss": "fsbench.algorithms.separability:SCSS",
