@@ -29,10 +29,10 @@ Why so: the plug-in estimate of :math:`I(A;B\mid Y)` counts :math:`N` samples in
 levels — more than most features' :math:`I(X;Y)`. The benchmarks' training sets are N ≈ 100–1000. FEAST,
 the C implementation behind Brown et al. 2012, likewise asks for few bins and notes that the right number
 depends on the data set's size (its README suggests 10 equal-width bins).
-Equal-frequency rather than equal-width bins, so that a skewed feature or one outlier (z-scored data
-keep both) does not leave most bins nearly empty (Dougherty, Kohavi & Sahami 1995, ICML, compare both
-unsupervised rules). Categorical codes are arbitrary labels, so cutting them by rank would merge
-unrelated levels; they stay as they are.
+Equal-frequency rather than equal-width bins (the two unsupervised rules; Dougherty, Kohavi & Sahami
+1995, ICML), so that a skewed feature or one outlier (z-scored data keep both) does not leave most bins
+nearly empty. Categorical codes are arbitrary labels, so cutting them by rank would merge unrelated
+levels; they stay as they are.
 
 The selectors (registry name: the next feature's criterion given the selected set :math:`S`; ranking):
 
