@@ -20,8 +20,9 @@ Output directory layout (schema version :data:`fsbench.results.schema.SCHEMA_VER
 Resuming (the default) skips every task whose file is valid, so a run killed at any point and
 started again with the same command ends with the same ``results.csv`` as an uninterrupted run.
 A resume is refused when the effective config differs from ``run.json`` (or ``run.json`` is missing
-or unreadable while task files exist); when ``run.json`` names another git commit while tasks
-are both finished and still to compute, unless ``--allow-mixed-code`` (a finished run is only
+or unreadable while task files exist); when tasks are both finished and still to compute and a finished
+task was computed by other code than today's (its selector's code hash, :mod:`fsbench.run.code`, at the
+commit its rows record; :func:`check_code`), unless ``--allow-mixed-code`` (a finished run is only
 re-tabulated, whatever the commit); and when finished tasks of a user selector were computed from
 another version of its source file, finished run or not, unless ``--allow-mixed-code``, which keeps them
 and says so. ``--fresh`` discards the task files and starts over.
@@ -52,6 +53,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from fsbench.algorithms.registry import resolve
 from fsbench.config import Experiment
 from fsbench.protocol import Task
 from fsbench.results.schema import SCHEMA_VERSION
@@ -191,32 +193,98 @@ def prepare_output(exp: Experiment, out: Path, *, fresh: bool, commit: str) -> t
     return info, previous
 
 
-def check_commit(
-    out: Path, previous: dict | None, commit: str, n_done: int, n_todo: int, allow: bool
-) -> list[str]:
-    """Refuse to add rows computed by another commit to rows already there (unless ``allow``, which
-    returns the one-line note to show instead).
+def _task_commit(payload: dict, default: str) -> str:
+    """The commit that computed a finished task (its rows record it)."""
+    if payload.get("commit"):
+        return str(payload["commit"])
+    rows = payload.get("rows") or [{}]
+    return str(rows[0].get("git_commit") or default)
 
-    Nothing is mixed when no task is left to compute (a finished run is only re-tabulated, e.g. by
-    ``make reproduce-all`` after later commits) or when no finished task is on disk (task files that
-    are absent from a fresh clone are first restored from the committed tables,
-    :meth:`TaskStore.restore_from_tables`).
+
+def current_code(exp: Experiment) -> dict[str, tuple[str, dict[str, str]]]:
+    """Selector name → (its module, the closure of the code that computes its tasks now,
+    :mod:`fsbench.run.code`)."""
+    from fsbench.run.code import closure, selector_roots
+
+    out = {}
+    for sel in exp.selectors:
+        if sel.name in out:
+            continue
+        try:
+            module = resolve(sel.name).__module__
+        except Exception:  # validate() has refused unknown selectors already
+            module = ""
+        out[sel.name] = (module, closure(selector_roots(module)))
+    return out
+
+
+def check_code(
+    out: Path,
+    previous: dict | None,
+    commit: str,
+    now: dict[str, tuple[str, dict[str, str]]],
+    done: Iterable[tuple[Task, dict]],
+    n_todo: int,
+    allow: bool,
+) -> list[str]:
+    """Refuse to add rows to rows that other code computed (unless ``allow``, which returns the one-line
+    note to show instead).
+
+    A finished task's code is its selector's closure (:mod:`fsbench.run.code`) at the commit its rows
+    record: ``run.json``'s ``code`` record of that commit, else read from git history. Resuming across
+    commits is allowed where that code equals today's for every finished task; where it does not, the
+    resume is refused, naming the selectors and the modules that changed. Nothing is mixed when no task
+    is left to compute (a finished run is only re-tabulated, e.g. by ``make reproduce-all`` after later
+    commits), nor when no finished task is on disk.
     """
-    if previous is None or n_done == 0 or n_todo == 0:
+    from fsbench.run.code import changed_modules, closure, code_hash, commit_known, git_reader, selector_roots
+
+    done = list(done)
+    if previous is None or not done or n_todo == 0:
         return []
-    prev_commit = previous.get("git_commit", "unknown")
-    if prev_commit == commit:
+    recorded = previous.get("code") or {}
+    groups: dict[tuple[str, str], int] = {}
+    for t, p in done:
+        key = (_task_commit(p, str(previous.get("git_commit", "unknown"))), t.selector.name)
+        groups[key] = groups.get(key, 0) + 1
+    problems = []
+    for (old_commit, name), n in sorted(groups.items()):
+        if name not in now:
+            continue
+        module, mine = now[name]
+        old_hash = (recorded.get(old_commit) or {}).get(name)
+        if old_hash is None and old_commit == commit:
+            continue  # the same commit, with no record of other code (an older run.json)
+        if old_hash == code_hash(mine):
+            continue
+        if old_hash is None and not commit_known(old_commit):
+            problems.append(f"{name}: {n} task(s) of commit {old_commit[:12]}, not in this checkout's git")
+            continue
+        old = closure(selector_roots(module), git_reader(old_commit)) if commit_known(old_commit) else {}
+        if old and code_hash(old) == code_hash(mine):
+            continue
+        changed = changed_modules(old, mine) if old else ["(no record of its code)"]
+        shown = ", ".join(changed[:4]) + (f" and {len(changed) - 4} more" if len(changed) > 4 else "")
+        problems.append(f"{name}: {n} task(s) of commit {old_commit[:12]}; changed since: {shown}")
+    if not problems:
         return []
     if allow:
-        return [
-            f"{n_todo} task(s) computed by fsbench commit {commit[:12]} join {n_done} of commit "
-            f"{prev_commit[:12]} (--allow-mixed-code; each row records its git_commit)"
-        ]
+        return [f"kept rows of other code (--allow-mixed-code; each row records its commit): {problems[0]}"]
+    more = f" (and {len(problems) - 1} more selector(s))" if len(problems) > 1 else ""
     raise RunError(
-        f"{out}: was started by fsbench commit {prev_commit[:12]}, this is {commit[:12]}; "
-        "finish it with that commit, pass --allow-mixed-code (each row records its commit), "
-        "or --fresh"
+        f"{out}: finished tasks were computed by other code than this commit's ({commit[:12]}): "
+        f"{problems[0]}{more}; finish the run with their commit, pass --allow-mixed-code (each row records "
+        "its commit), or --fresh"
     )
+
+
+def code_record(previous: dict | None, commit: str, now: dict[str, tuple[str, dict[str, str]]]) -> dict:
+    """``run.json``'s ``code``: per commit that computed tasks, each selector's code hash."""
+    from fsbench.run.code import code_hash
+
+    record = dict((previous or {}).get("code") or {})
+    record[commit] = {name: code_hash(mods) for name, (_, mods) in sorted(now.items())}
+    return record
 
 
 def check_plugin_code(
@@ -340,7 +408,8 @@ def run_experiment(
                 store.restore_from_tables((t.task_id for t in tasks), rankings=exp.diagnostic is None)
             todo, done = split_done(tasks, store.get, retry_failed)
             skipped = len(tasks) - len(todo)
-            notes = check_commit(out, previous, commit, skipped, len(todo), allow_mixed_code)
+            now = current_code(exp)
+            notes = check_code(out, previous, commit, now, done, len(todo), allow_mixed_code)
             notes += _added_note(exp, previous, skipped)
             notes += check_plugin_code(out, previous, sources, done, allow_mixed_code)
             failed_kept = sum(p["status"] != "ok" for _, p in done)
@@ -375,6 +444,7 @@ def run_experiment(
                 return summary(0, n_failed)
             if skipped == 0:
                 info["commits"] = [commit]  # no earlier row survives
+            info["code"] = code_record(previous if skipped else None, commit, now)
             atomic_write(out / "run.json", json.dumps(info, indent=2, default=str))
             if progress:
                 progress(skipped, len(tasks))
@@ -509,9 +579,14 @@ def dry_run(
                 pass  # a corrupt file: a run discards it and computes the task
         if previous is not None:  # what run_experiment restores from the tables
             for tid, (rows, _) in tasks_in_tables(out, missing, rankings=exp.diagnostic is None).items():
-                found[tid] = {"task_id": tid, "status": rows[0].get("status", ""), "code_hash": None}
+                found[tid] = {
+                    "task_id": tid,
+                    "status": rows[0].get("status", ""),
+                    "code_hash": None,
+                    "commit": rows[0].get("git_commit"),
+                }
     todo, done = split_done(tasks, found.get, retry_failed)
-    notes = check_commit(out, previous, commit, len(done), len(todo), allow_mixed_code)
+    notes = check_code(out, previous, commit, current_code(exp), done, len(todo), allow_mixed_code)
     notes += _added_note(exp, previous, len(done))
     notes += check_plugin_code(out, previous, sources, done, allow_mixed_code)
     todo_ids = {t.task_id for t in todo}

@@ -17,6 +17,7 @@ import subprocess
 import time
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import yaml
 from conftest import (
@@ -294,37 +295,69 @@ def test_task_files_without_readable_run_json_are_not_trusted(tiny_config, tmp_p
     assert res.exit_code == 0 and "(0 resumed" in res.stdout
 
 
+def _rows_of_commit(out: Path, other: str, drop: int = 1, code: dict | None = None) -> None:
+    """Make ``out`` look like a fresh clone of a run computed by commit ``other``: no task files, the
+    tables' rows recording ``other``, ``drop`` task(s) lost from the tables (left to compute), and
+    ``run.json``'s ``code`` record set to ``code``."""
+    info = json.loads((out / "run.json").read_text())
+    info["git_commit"], info["commits"] = other, [other]
+    info.pop("code", None)
+    if code is not None:
+        info["code"] = code
+    (out / "run.json").write_text(json.dumps(info))
+    for f in (out / "tasks").glob("*.json"):
+        f.unlink()
+    res = pd.read_csv(out / "results.csv", dtype=str, keep_default_na=False)
+    res["git_commit"] = other
+    lost = sorted(res["task_id"].unique())[:drop]
+    res[~res["task_id"].isin(lost)].to_csv(out / "results.csv", index=False)
+
+
 def test_other_git_commit_is_refused_unless_allow_mixed_code(tiny_config, tmp_path, pinned_commit):
+    """Rows of a commit whose code cannot be checked (not in the history, no record) are not mixed."""
     out = tmp_path / "out"
     cfg = write_config(tmp_path / "c.yaml", protocol={"repeats": 2})
     assert cli("run", cfg, "--out", out, "--no-progress").exit_code == 0
-    run_json = out / "run.json"
-    info = json.loads(run_json.read_text())
     other = "1234567" + "0" * 33
-    info["git_commit"], info["commits"] = other, [other]
-    run_json.write_text(json.dumps(info))
-    # one task "from the other commit" must be redone by this one
-    victim = sorted((out / "tasks").glob("*.json"))[0]
-    victim.unlink()
-    for name in ("results.csv", "rankings.csv"):  # else the task would be restored from the tables
-        (out / name).unlink()
+    _rows_of_commit(out, other)
 
     res = cli("run", cfg, "--out", out, "--no-progress")
     assert res.exit_code == 2
     assert len(res.stderr_lines) == 1
     assert other[:12] in res.stderr and PINNED_COMMIT[:12] in res.stderr
+    assert "not in this checkout's git" in res.stderr
     assert "--allow-mixed-code" in res.stderr and "--fresh" in res.stderr
-    assert not (out / "tasks" / victim.name).exists()
+    assert len(list((out / "tasks").glob("*.json"))) == 17  # restored from the tables; nothing computed
 
     res = cli("run", cfg, "--out", out, "--no-progress", "--allow-mixed-code")
     assert res.exit_code == 0, res.stderr
-    note = (
-        f"note: 1 task(s) computed by fsbench commit {PINNED_COMMIT[:12]} join 17 of commit {other[:12]} "
-        "(--allow-mixed-code; each row records its git_commit)"
-    )
-    assert res.stderr_lines == [note]  # and says so
-    info = json.loads(run_json.read_text())
+    assert len(res.stderr_lines) == 1 and res.stderr_lines[0].startswith("note: kept rows of other code")
+    assert "--allow-mixed-code" in res.stderr  # and says so
+    info = json.loads((out / "run.json").read_text())
     assert info["commits"] == sorted([other, PINNED_COMMIT]) and info["git_commit"] == PINNED_COMMIT
+
+
+def test_a_resume_across_commits_is_allowed_where_the_code_is_unchanged(tiny_config, tmp_path, pinned_commit):
+    out = tmp_path / "out"
+    cfg = write_config(tmp_path / "c.yaml", protocol={"repeats": 2})
+    assert cli("run", cfg, "--out", out, "--no-progress").exit_code == 0
+    code = json.loads((out / "run.json").read_text())["code"]
+    assert set(code) == {PINNED_COMMIT} and set(code[PINNED_COMMIT]) == {"all", "fisher", "sas"}
+    other = "abcdef1" + "0" * 33
+    # the other commit's record says: the same code for every selector -> its rows are kept, one task run
+    _rows_of_commit(out, other, code={other: code[PINNED_COMMIT]})
+    res = cli("run", cfg, "--out", out, "--no-progress")
+    assert res.exit_code == 0, res.stderr
+    assert "(17 resumed, 1 run, 0 failed)" in res.stdout and not res.stderr_lines
+    info = json.loads((out / "run.json").read_text())
+    assert set(info["code"]) == {other, PINNED_COMMIT}
+
+    # a record of other code for one selector: refused, naming it
+    changed = {other: {**code[PINNED_COMMIT], "sas": "0" * 64}}
+    _rows_of_commit(out, other, code=changed)
+    res = cli("run", cfg, "--out", out, "--no-progress")
+    assert res.exit_code == 2 and len(res.stderr_lines) == 1
+    assert "sas: " in res.stderr and "other code" in res.stderr and "fisher" not in res.stderr
 
 
 def test_every_row_records_the_git_commit(tmp_path):
@@ -449,18 +482,11 @@ def test_fresh_clone_with_missing_rows_is_not_silently_mixed(tiny_config, tmp_pa
     out = tmp_path / "out"
     cfg = write_config(tmp_path / "c.yaml", protocol={"repeats": 2})
     assert cli("run", cfg, "--out", out, "--no-progress").exit_code == 0
-    run_json = out / "run.json"
-    info = json.loads(run_json.read_text())
     other = "fedcba9" + "0" * 33
-    info["git_commit"], info["commits"] = other, [other]
-    run_json.write_text(json.dumps(info))
-    for f in (out / "tasks").glob("*.json"):
-        f.unlink()
-    lines = (out / "rankings.csv").read_text().splitlines(keepends=True)
-    (out / "rankings.csv").write_text("".join(lines[:-1]))  # one task lost from the tables
+    _rows_of_commit(out, other)  # one task lost from the tables, 17 rows of an unknown commit
 
     res = cli("run", cfg, "--out", out, "--no-progress")
     assert res.exit_code == 2 and "--allow-mixed-code" in res.stderr  # 17 restored tasks of another commit
     res = cli("run", cfg, "--out", out, "--no-progress", "--allow-mixed-code")
     assert res.exit_code == 0 and "(17 resumed, 1 run, 0 failed)" in res.stdout
-    assert json.loads(run_json.read_text())["commits"] == sorted([other, PINNED_COMMIT])
+    assert json.loads((out / "run.json").read_text())["commits"] == sorted([other, PINNED_COMMIT])
