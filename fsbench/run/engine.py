@@ -66,6 +66,7 @@ from fsbench.run.backends import (
     _threading_results,
 )
 from fsbench.run.checks import check_backend_options, check_output
+from fsbench.run.code import changed_modules, closure, code_hash, commit_known, git_reader, selector_roots
 from fsbench.run.errors import RunError
 from fsbench.run.lock import RunLock
 from fsbench.run.plan import expand, plugin_sources, validate
@@ -204,8 +205,6 @@ def _task_commit(payload: dict, default: str) -> str:
 def current_code(exp: Experiment) -> dict[str, tuple[str, dict[str, str]]]:
     """Selector name → (its module, the closure of the code that computes its tasks now,
     :mod:`fsbench.run.code`)."""
-    from fsbench.run.code import closure, selector_roots
-
     out = {}
     for sel in exp.selectors:
         if sel.name in out:
@@ -237,8 +236,6 @@ def check_code(
     is left to compute (a finished run is only re-tabulated, e.g. by ``make reproduce-all`` after later
     commits), nor when no finished task is on disk.
     """
-    from fsbench.run.code import changed_modules, closure, code_hash, commit_known, git_reader, selector_roots
-
     done = list(done)
     if previous is None or not done or n_todo == 0:
         return []
@@ -280,8 +277,6 @@ def check_code(
 
 def code_record(previous: dict | None, commit: str, now: dict[str, tuple[str, dict[str, str]]]) -> dict:
     """``run.json``'s ``code``: per commit that computed tasks, each selector's code hash."""
-    from fsbench.run.code import code_hash
-
     record = dict((previous or {}).get("code") or {})
     record[commit] = {name: code_hash(mods) for name, (_, mods) in sorted(now.items())}
     return record

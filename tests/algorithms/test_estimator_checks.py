@@ -17,6 +17,7 @@ FAST_PARAMS: dict[str, dict] = {
     "sas_rff": {"max_iter": 5, "n_components": 50},
     "rfe_mkl_clinical": {"max_iter": 5},
     "random_forest": {"n_estimators": 10},
+    "stability_selection": {"n_subsamples": 10},
     "exhaustive_wrapper": {"d": 1, "cv": 3},
     "r2w2": {"max_iter": 3},
     "scss": {"max_iter": 5},
