@@ -34,7 +34,10 @@ from fsbench.results.fractions import (
 )
 from fsbench.results.ground_truth import ground_truth_tables
 from fsbench.results.loading import ResultSet, load_result_sets
+from fsbench.results.pairing import fraction_rows
 from fsbench.results.pooling import pool_result_sets
+from fsbench.results.posthoc import control_comparisons, not_worse_sets
+from fsbench.results.schema import BASELINE
 from fsbench.results.similarity import cluster_order, plot_similarity, ranking_similarity
 from fsbench.results.stability import stability_table
 from fsbench.results.stats_compare import plot_cd_diagram
@@ -69,32 +72,76 @@ def _fig(ctx: ReportContext, png: Path, alt: str) -> list[str]:
 
 
 # ------------------------------------------------------------------------------------------ sections
-def headline(fcs: list[FractionComparison], ranks: pd.DataFrame) -> list[str]:
-    """Which selectors are not significantly worse than the best, at each fraction."""
+def long_table(sets: list[ResultSet], fractions: list[float], selectors: list[str] | None) -> pd.DataFrame:
+    """The rows at every fraction of D as one long table (:func:`fsbench.results.pairing.fraction_rows`),
+    the all-features SVM repeated at each fraction; only ``selectors`` (and the baseline) when given."""
+    table = fraction_rows(pd.concat([rs.results for rs in sets], ignore_index=True), fractions)
+    if selectors is not None:
+        table = table[table["selector"].isin([*selectors, BASELINE])]
+    return table.reset_index(drop=True)
+
+
+def headline(
+    ctx: ReportContext, fcs: list[FractionComparison], table: pd.DataFrame, out: Path
+) -> tuple[list[str], pd.DataFrame]:
+    """Which selectors are not significantly worse than the best-ranked one (the control), at each fraction.
+
+    Wilcoxon signed-rank against the control with Holm over the k − 1 comparisons with it (Demšar 2006;
+    García & Herrera 2008), the rank z-test beside it; returns the lines and the comparisons.
+    """
     lines = ["## Headline", ""]
-    if ranks.empty:
-        return [*lines, "No fraction of D has two selectors on two datasets to compare yet.", ""]
-    lines += [
-        "At each fraction of D, the selector with the best average rank over the datasets, and every "
-        f"selector not significantly worse than it (alpha = {ALPHA}; Holm-corrected Wilcoxon signed-rank "
-        "tests on the datasets' mean errors, and Nemenyi on the average ranks).",
-        "",
-    ]
+    ranked = table[table["selector"] != BASELINE]
+    if ranked.empty or ranked["selector"].nunique() < 2:
+        return [*lines, "No fraction of D has two selectors on two datasets to compare yet.", ""], ranked
+    res = control_comparisons(ranked, by="fraction", alpha=ALPHA)
+    wil = not_worse_sets(res, by="fraction").set_index("fraction")
+    zed = not_worse_sets(res, by="fraction", column="z_not_worse").set_index("fraction")
+    write_table(
+        res,
+        out / "control_comparisons",
+        "Every selector against the best-ranked one (the control), at each fraction of D",
+        "Wilcoxon signed-rank on the datasets' mean errors and the rank z-test; each family of k - 1 "
+        f"p-values Holm-adjusted (alpha = {ALPHA}); the control's row has no test.",
+    )
+    p_ff = {fc.fraction: fc.comparison.friedman.p_ff for fc in fcs if fc.comparison is not None}
     rows = []
-    for f, g in ranks.groupby("fraction", sort=True):
-        best = g.loc[g["best"], "selector"].iloc[0]
-        holm = ", ".join(g.loc[g["not_worse_holm"], "selector"])
-        nem = ", ".join(g.loc[g["not_worse_nemenyi"], "selector"])
-        p = g["p_ff"].iloc[0]
-        rows.append([_frac(f), str(int(g["datasets"].iloc[0])), best, holm, nem, f"{p:.3g}"])
+    for f, r in wil.iterrows():
+        rows.append(
+            [
+                _frac(f),
+                str(r["n_blocks"]),
+                str(r["k"]),
+                r["control"],
+                f"{r['n_not_worse']}: {r['not_worse']}",
+                r["worse"] or "none",
+                zed.loc[f, "worse"] or "none",
+                f"{p_ff[f]:.3g}" if f in p_ff else "–",
+            ]
+        )
+    k = int(wil["k"].max())
     lines += [
+        "At each fraction of D the selectors are ranked on every dataset (1 = lowest mean test error over "
+        "the splits all of them finished); the one with the best average rank over the datasets is the "
+        "*control*. Every other selector is compared with the control alone: a two-sided Wilcoxon "
+        "signed-rank test on the datasets' paired mean errors, and the k − 1 p-values of a fraction "
+        f"Holm-adjusted together (alpha = {ALPHA}). The correction is for the k − 1 = {k - 1} comparisons "
+        "with the control, not for every pair: the question is only which selectors are worse than the best "
+        "(Demšar 2006, §3.2.2; García & Herrera 2008). *Not significantly worse* includes the control. The "
+        "rank z-test against the control, z = (R_i − R_c) / √(k(k + 1)/(6N)), with the same Holm correction, "
+        "is given beside it for reference; it uses only the average ranks. Every comparison, with "
+        f"p-values: [`control_comparisons.csv`]({ctx.rel(out / 'control_comparisons.csv')}). The tests over "
+        "all pairs (Nemenyi, Holm over every pair) answer another question and are used only for the CD "
+        "diagrams below.",
+        "",
         md_table(
             [
                 "S / D",
                 "datasets",
-                "best average rank",
-                "not significantly worse (Wilcoxon–Holm)",
-                "not significantly worse (Nemenyi)",
+                "k",
+                "control (best average rank)",
+                "not significantly worse (Wilcoxon, Holm over k − 1)",
+                "significantly worse (Wilcoxon, Holm over k − 1)",
+                "significantly worse (rank z-test, Holm over k − 1)",
                 "p (Iman–Davenport)",
             ],
             rows,
@@ -103,21 +150,24 @@ def headline(fcs: list[FractionComparison], ranks: pd.DataFrame) -> list[str]:
     ]
     skipped = [fc for fc in fcs if fc.comparison is None]
     lines += [f"- {_frac(fc.fraction)}: no comparison — {fc.reason}" for fc in skipped]
-    return [*lines, ""] if skipped else lines
+    return ([*lines, ""] if skipped else lines), res
 
 
 def cd_section(
-    ctx: ReportContext, fcs: list[FractionComparison], ranks: pd.DataFrame, out: Path
+    ctx: ReportContext, fcs: list[FractionComparison], ranks: pd.DataFrame, control: pd.DataFrame, out: Path
 ) -> list[str]:
-    """Average ranks per fraction (table) and the two CD diagrams of each fraction."""
+    """Average ranks per fraction (table) and the two CD diagrams of each fraction (tests over all pairs)."""
     lines = [
         "## Critical-difference diagrams over the datasets, at each fraction of D",
         "",
         "Each dataset is one block: the selectors' mean test errors over the splits all of them finished, at "
         "the S that the fraction resolves to on that dataset (S = max(1, round(f·D)), as in the run). Rank 1 "
-        "= lowest error; equal means share the rank. Bars join selectors that the test cannot tell apart: "
-        "Nemenyi (with its critical difference CD) and the more powerful Holm-corrected Wilcoxon signed-rank "
-        "tests (Demšar 2006). On a small D several fractions give the same S (iris, D = 4: S = 1 up to "
+        "= lowest error; equal means share the rank. The diagrams answer a question other than the "
+        "headline's: which *pairs* of selectors differ. Their bars join selectors that the test cannot "
+        "tell apart, correcting for all k(k − 1)/2 pairs: Nemenyi (with its critical difference CD) and "
+        "Wilcoxon signed-rank tests Holm-adjusted over every pair (Demšar 2006). Corrected for k(k − 1)/2 "
+        "instead of k − 1 comparisons, they are not the test of the headline. On a small D several "
+        "fractions give the same S (iris, D = 4: S = 1 up to "
         "30 %), so its block recurs. The all-features SVM is the reference column of the best-method "
         "table, not a ranked selector.",
         "",
@@ -125,7 +175,7 @@ def cd_section(
     if ranks.empty:
         return [*lines, "Nothing to compare yet.", ""]
     piv = ranks.pivot(index="selector", columns="fraction", values="average_rank")
-    holm = ranks.pivot(index="selector", columns="fraction", values="not_worse_holm")
+    vs_control = control.pivot(index="selector", columns="fraction", values="wilcoxon_not_worse")
     best = ranks.pivot(index="selector", columns="fraction", values="best")
     piv = piv.loc[piv.mean(axis=1).sort_values(kind="stable").index]
     rows = []
@@ -139,7 +189,7 @@ def cd_section(
             txt = f"{v:.2f}"
             if bool(best.loc[sel, f]):
                 txt = f"**{txt}**"
-            elif bool(holm.loc[sel, f]):
+            elif bool(vs_control.loc[sel, f]):
                 txt += " ≈"
             cells.append(txt)
         rows.append([sel, *cells, f"{r.mean():.2f}"])
@@ -147,11 +197,13 @@ def cd_section(
         ranks,
         out / "ranks_by_fraction",
         "Average ranks over the datasets at each fraction of D",
-        "not_worse_*: not significantly worse than the selector with the best average rank (alpha = "
-        f"{ALPHA}).",
+        "not_worse_nemenyi / not_worse_holm: not significantly worse than the selector with the best average "
+        f"rank under the all-pairs tests of the CD diagrams (alpha = {ALPHA}); the headline's test against "
+        "that selector alone is in control_comparisons.csv.",
     )
     lines += [
-        "Average rank over the datasets (bold = best; ≈ = not significantly worse than it, Wilcoxon–Holm). "
+        "Average rank over the datasets (bold = best, the control; ≈ = not significantly worse than it, "
+        "Wilcoxon with Holm over the k − 1 comparisons with the control, as in the headline). "
         f"Table: [`ranks_by_fraction.csv`]({ctx.rel(out / 'ranks_by_fraction.csv')}).",
         "",
         md_table(["selector", *(f"S = {_frac(f)} of D" for f in piv.columns), "mean"], rows),
@@ -168,7 +220,7 @@ def cd_section(
                 avg,
                 c.nemenyi_groups,
                 c.cd,
-                f"S = {_frac(fc.fraction)} of D: Nemenyi, N = {n} datasets, k = {k}",
+                f"S = {_frac(fc.fraction)} of D: Nemenyi (all pairs), N = {n} datasets, k = {k}",
             ),
             out / f"cd_nemenyi_{tag}",
         )[0]
@@ -177,15 +229,16 @@ def cd_section(
                 avg,
                 c.wilcoxon_groups,
                 None,
-                f"S = {_frac(fc.fraction)} of D: Wilcoxon–Holm, N = {n} datasets",
+                f"S = {_frac(fc.fraction)} of D: Wilcoxon, Holm over all {k * (k - 1) // 2} pairs, "
+                f"N = {n} datasets",
             ),
             out / f"cd_wilcoxon_holm_{tag}",
         )[0]
         write_table(
             c.posthoc,
             out / f"posthoc_{tag}",
-            f"Post-hoc tests at S = {_frac(fc.fraction)} of D",
-            f"Nemenyi CD = {c.cd:.3f}; Wilcoxon p-values Holm-adjusted over all pairs.",
+            f"Post-hoc tests over all pairs at S = {_frac(fc.fraction)} of D (the CD diagrams)",
+            f"Nemenyi CD = {c.cd:.3f}; Wilcoxon p-values Holm-adjusted over all {k * (k - 1) // 2} pairs.",
         )
         fr = c.friedman
         lines += [
@@ -193,14 +246,15 @@ def cd_section(
             "",
             f"{n} datasets, {k} selectors; Friedman chi2_F = {fr.chi2:.2f} (p = {fr.p_chi2:.3g}), "
             f"Iman–Davenport F_F = {fr.ff:.2f} (p = {fr.p_ff:.3g}); Nemenyi CD = {c.cd:.2f}. "
-            f"Every pair: [`posthoc_{tag}.csv`]({ctx.rel(out / f'posthoc_{tag}.csv')}).",
+            f"Every pair (Nemenyi; Wilcoxon, Holm over all {k * (k - 1) // 2} pairs): "
+            f"[`posthoc_{tag}.csv`]({ctx.rel(out / f'posthoc_{tag}.csv')}).",
             "",
         ]
         # the baseline's note ("left out, only at S = D") holds at every fraction: said once, above
         notes = [n for n in c.blocks.notes if "all-features baseline" not in n]
         lines += [f"- {note}" for note in notes] + ([""] if notes else [])
-        lines += _fig(ctx, nem, f"CD diagram, Nemenyi, {_frac(fc.fraction)}")
-        lines += _fig(ctx, wil, f"CD diagram, Wilcoxon-Holm, {_frac(fc.fraction)}")
+        lines += _fig(ctx, nem, f"CD diagram, Nemenyi over all pairs, {_frac(fc.fraction)}")
+        lines += _fig(ctx, wil, f"CD diagram, Wilcoxon with Holm over all pairs, {_frac(fc.fraction)}")
     return lines
 
 
@@ -469,15 +523,19 @@ def sections(ctx: ReportContext) -> list[str]:
     complete, missing = complete_selectors(sets)
     fcs = compare_at_fractions(sets, fractions, alpha=ALPHA, selectors=complete if missing else None)
     ranks = rank_table(fcs)
+    table = long_table(sets, fractions, complete if missing else None)
     left_out = [
         f"- `{sel}` has no finished task on {', '.join(ds)}: left out of the comparisons (its tables "
         "in `benchmark/` keep what it did)."
         for sel, ds in missing.items()
     ]
+    head, control = headline(ctx, fcs, table, out)
+    if control.empty:
+        return [*head, *left_out]
     return [
-        *headline(fcs, ranks),
+        *head,
         *([*left_out, ""] if left_out else []),
-        *cd_section(ctx, fcs, ranks, out),
+        *cd_section(ctx, fcs, ranks, control, out),
         *cost_section(ctx, sets, ranks, out),
         *best_section(ctx, sets, fcs, out),
         *stability_section(ctx, sets, fractions, out),

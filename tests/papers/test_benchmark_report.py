@@ -85,7 +85,30 @@ def test_cd_numbers_at_each_fraction(built):
         assert (built / "analysis" / f"cd_wilcoxon_holm_{tag}.png").is_file()
     assert "all" not in set(ranks["selector"])  # the baseline exists only at S = D
     text = (built / "REPORT.md").read_text()
-    assert "| 10 % | 4 | good |" in text  # headline: best average rank at 10 % of D over 4 datasets
+    assert "| 10 % | 4 | 3 | good |" in text  # headline: the control at 10 % of D, 4 datasets, k = 3
+
+
+def test_the_headline_tests_against_the_control(built):
+    """Holm over the k − 1 comparisons with the best-ranked selector, the tables labelled so; the all-pairs
+    tests only in the CD section, never called the more powerful."""
+    res = pd.read_csv(built / "analysis" / "control_comparisons.csv")
+    assert set(res["fraction"]) == set(FRACTIONS)
+    for f in FRACTIONS:
+        g = res[res["fraction"] == f]
+        assert set(g["control"]) == {"good"} and set(g["selector"]) == {"good", "mid", "bad"}
+        assert (g["k"] == 3).all() and (g["n_blocks"] == len(SIZES)).all()
+        # N = 4 datasets: the smallest two-sided Wilcoxon p is 0.125, nothing is significantly worse
+        assert g["wilcoxon_not_worse"].all()
+        assert g["correction"].str.contains("k - 1 = 2 comparisons with the control good").all()
+    text = (built / "REPORT.md").read_text()
+    head = text.split("## Headline", 1)[1].split("\n## ", 1)[0]
+    assert "not significantly worse (Wilcoxon, Holm over k − 1)" in head
+    assert "significantly worse (rank z-test, Holm over k − 1)" in head
+    # the rank z-test, on ranks alone (bad always last: z = 2.83), finds what Wilcoxon cannot at N = 4
+    assert "| 10 % | 4 | 3 | good | 3: good, mid, bad | none | bad |" in head
+    assert "more powerful" not in text
+    cd = text.split("## Critical-difference diagrams", 1)[1].split("\n## ", 1)[0]
+    assert "Holm over all 3 pairs" in cd and "Nemenyi (all pairs)" not in head
 
 
 def test_best_per_dataset_and_accuracy_vs_time(built):
