@@ -140,3 +140,16 @@ def test_a_benchmark_not_run_yet_is_not_built(tmp_path):
     (results / "benchmark").mkdir()  # a folder without a result table (e.g. a run's leftovers)
     with pytest.raises(BuildError, match="not run yet"):
         build(results, REPO / "configs", papers=["benchmark"])
+
+
+def test_bootstrap_intervals_of_the_average_ranks(built):
+    boot = pd.read_csv(built / "analysis" / "rank_bootstrap.csv")
+    assert set(boot["fraction"]) == set(FRACTIONS) and set(boot["selector"]) == {"good", "mid", "bad"}
+    assert (boot["n_boot"] == 2000).all() and (boot["seed"] == 0).all() and (boot["n_blocks"] == 4).all()
+    good = boot[boot["selector"] == "good"]
+    # first on every dataset: first in every resample
+    assert (good["ci_low"] == 1.0).all() and (good["ci_high"] == 1.0).all()
+    assert (good["share_best"] == 1).all()
+    text = (built / "REPORT.md").read_text()
+    assert "B = 2000 times (seed 0)" in text
+    assert "| good | 1.0 [1.0, 1.0] | 1.0 [1.0, 1.0] |" in text
