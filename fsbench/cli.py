@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from dataclasses import replace
-from functools import partial, wraps
+from functools import cache, partial, wraps
 from pathlib import Path
 from typing import Annotated
 
@@ -64,8 +64,9 @@ def user_errors(fn: Callable) -> Callable:
 
     @wraps(fn)
     def wrapper(*args, **kwargs):
-        from fsbench.config import ConfigError
-        from fsbench.data import DatasetError
+        # the light modules that define them (fsbench.config imports scikit-learn): fast start-up
+        from fsbench.config_files import ConfigError
+        from fsbench.data.errors import DatasetError
         from fsbench.run.errors import RunError
 
         try:
@@ -159,19 +160,22 @@ def run(
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
 ) -> None:
     """Run experiment config(s); finished tasks are saved at once and skipped when run again."""
-    from fsbench.config import load_experiment
     from fsbench.run.checks import check_backend_options, check_output
-    from fsbench.run.engine import dry_run as do_dry_run
-    from fsbench.run.engine import run_experiment
-    from fsbench.run.plan import validate
 
     check_backend_options(backend, scheduler, workers)  # before anything is read or created
+    from fsbench.config import load_experiment
+
     exps = [
         load_experiment(
             c, {"repeats": repeats, "seed": seed, "exclude_selectors": exclude_selector, "coarse": coarse}
         )
         for c in configs
     ]
+    # the engine (selectors, scikit-learn, pandas) only once every config has been read
+    from fsbench.run.engine import dry_run as do_dry_run
+    from fsbench.run.engine import run_experiment
+    from fsbench.run.plan import validate
+
     names = [e.name for e in exps]
     if len(set(names)) != len(names):
         _fail(
@@ -302,10 +306,11 @@ def diagnose(
 ) -> None:
     """Run a diagnostic (an analysis that is not select-then-classify) on the run store, then draw it."""
     from fsbench.config import load_experiment
+
+    exp = load_experiment(config, {"repeats": repeats, "seed": seed}, kind="diagnostic")
     from fsbench.diagnostics.registry import get_diagnostic
     from fsbench.run.engine import run_experiment
 
-    exp = load_experiment(config, {"repeats": repeats, "seed": seed}, kind="diagnostic")
     target = out or Path("results") / exp.name
     with _progress_bar(exp.name, enabled=progress) as cb:
         summary = run_experiment(
@@ -747,11 +752,101 @@ def datasets_download(
 @selectors_app.command("list")
 def selectors_list() -> None:
     """Registered selectors: kind (rank / transform / subset), one-line description and citation."""
-    from fsbench.algorithms.registry import available, info
+    from fsbench.algorithms.registry import _SELECTORS, available, info
 
     for name in available():
-        meta = info(name)
+        # read from the source (ast) without importing the selector's module (scikit-learn, scipy, ...);
+        # the import only when the source does not say it plainly
+        meta = _static_info(_SELECTORS[name]) or info(name)
         typer.echo(f"{name:20} {meta.kind:9} {meta.description}  [{meta.citation}]")
+
+
+#: The class attributes ``fsbench selectors list`` prints (:func:`fsbench.algorithms.registry.info`).
+_LISTED = ("description", "citation", "kind")
+
+
+def _static_info(path: str):
+    """``info(name)``'s kind, description and citation of the class at ``module:Class``, read from the
+    source with :mod:`ast` instead of importing it: ``description`` / ``citation`` / ``kind`` as string
+    literals in the class body or in that of a base class of an fsbench module (inherited as Python
+    would, in MRO order), else the docstring's first line. None when the source leaves any doubt (a value
+    that is not a literal, a base class outside fsbench and scikit-learn, a module not found): the caller
+    then imports the class."""
+    from types import SimpleNamespace
+
+    from fsbench.algorithms.registry import selector_kind
+
+    module, _, cls_name = path.partition(":")
+    found = _static_class(module, cls_name)
+    if found is None:
+        return None
+    doc, attrs = found
+    kind = selector_kind(SimpleNamespace(kind=attrs.get("kind")))
+    lines = (doc or "").strip().splitlines()
+    description = attrs.get("description", "") or (lines[0] if lines else "")
+    return SimpleNamespace(kind=kind, description=description, citation=attrs.get("citation", ""))
+
+
+@cache  # base classes and several selectors share a module: parse each once
+def _module_tree(module: str):
+    import ast
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(module)  # imports the parent packages only
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+        return None
+    return ast.parse(Path(spec.origin).read_text(encoding="utf-8"))
+
+
+def _static_class(module: str, cls_name: str, depth: int = 0):
+    """(docstring, {attribute: literal str} over the class and its fsbench bases) or None."""
+    import ast
+
+    tree = _module_tree(module) if module.startswith("fsbench.") and depth < 10 else None
+    if tree is None:
+        return None
+    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    imported = {
+        a.asname or a.name: (n.module, a.name)
+        for n in tree.body
+        if isinstance(n, ast.ImportFrom) and n.module and not n.level
+        for a in n.names
+    }
+    node = classes.get(cls_name)
+    if node is None:
+        return None
+    own: dict[str, str] = {}
+    for stmt in node.body:
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [getattr(stmt, "target", None)]
+        names = [t.id for t in targets if isinstance(t, ast.Name) and t.id in _LISTED]
+        if not names:
+            continue
+        value = getattr(stmt, "value", None)
+        if not (isinstance(value, ast.Constant) and isinstance(value.value, str)):
+            return None
+        for n in names:
+            own[n] = value.value
+    merged: dict[str, str] = {}
+    for base in reversed(node.bases):  # the first base wins, as in the MRO of single-rooted hierarchies
+        if isinstance(base, ast.Name) and base.id in classes:
+            got = _static_class(module, base.id, depth + 1)
+        elif isinstance(base, ast.Name) and base.id in imported:
+            src, name = imported[base.id]
+            if src.split(".")[0] == "sklearn":  # scikit-learn's mixins and estimators set none of _LISTED
+                continue
+            got = _static_class(src, name, depth + 1)
+        elif isinstance(base, ast.Name) and base.id == "object":
+            continue
+        else:
+            return None
+        if got is None:
+            return None
+        merged.update(got[1])
+    merged.update(own)
+    return ast.get_docstring(node, clean=False), merged
 
 
 @selectors_app.command("info")
