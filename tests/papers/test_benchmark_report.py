@@ -153,3 +153,19 @@ def test_bootstrap_intervals_of_the_average_ranks(built):
     text = (built / "REPORT.md").read_text()
     assert "B = 2000 times (seed 0)" in text
     assert "| good | 1.0 [1.0, 1.0] | 1.0 [1.0, 1.0] |" in text
+
+
+def test_does_selection_help(built):
+    """good (error 0.10) beats all features (0.25) on every dataset, bad (0.30) loses on every one."""
+    wtl = pd.read_csv(built / "analysis" / "wins_ties_losses.csv").set_index(["selector", "fraction"])
+    for f in FRACTIONS:
+        assert tuple(wtl.loc[("good", f), ["wins", "ties", "losses"]]) == (len(SIZES), 0, 0)
+        assert tuple(wtl.loc[("bad", f), ["wins", "ties", "losses"]]) == (0, 0, len(SIZES))
+    assert wtl["rule"].str.startswith("two-sided paired t-test").all()
+    rel = pd.read_csv(built / "analysis" / "difference_to_all.csv").set_index(["selector", "fraction"])
+    assert abs(rel.loc[("good", 0.1), "median"] + 0.15) < 0.01  # 0.10 − 0.25, up to the noise
+    assert (rel["datasets"] == len(SIZES)).all()
+    text = (built / "REPORT.md").read_text()
+    part = text.split("## Does selection help?", 1)[1].split("\n## ", 1)[0]
+    assert "The rule: two-sided paired t-test" in part
+    assert f"| good | {len(SIZES)} / 0 / 0 |" in part and f"| bad | 0 / 0 / {len(SIZES)} |" in part
