@@ -40,6 +40,7 @@ the committed ``ground_truth*.csv`` of the paper reproductions are computed by i
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 from typing import Any
 
@@ -668,8 +669,6 @@ def write_recovery_tables(sets: list[ResultSet], out: Path, alpha: float = 0.05)
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m fsbench.results.ground_truth RESULT_DIR... [--out DIR]``: :func:`write_recovery_tables`."""
-    import argparse
-
     ap = argparse.ArgumentParser(
         prog="python -m fsbench.results.ground_truth",
         description="Recovery of the known relevant features: per split, per S, and who finds them.",
