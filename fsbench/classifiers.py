@@ -20,8 +20,9 @@ come from the config (``classifier: {name, C, class_weight, k}``, :class:`fsbenc
     values clipped, ``k_f = 0`` for a missing value), with a fixed C and optional class weights; needs the
     dataset card's categorical mask, which the protocol passes.
 
-To add a classifier: a function with the signature of :func:`_svm` and one line in :data:`CLASSIFIERS`
-naming it and its options; :mod:`fsbench.config` reads the names and options from there.
+To add a classifier: a function with the signature of :func:`_svm` in :data:`_FIT_PREDICT`, and one line in
+:data:`fsbench.classifier_names.CLASSIFIER_SPECS` naming it and its options; :mod:`fsbench.config` reads the
+names and options from there.
 
 Under ``selection: per_pair`` (:mod:`fsbench.pairwise`) every pair of classes has its own feature subset,
 so there is no single Z: :func:`fit_predict_per_pair` trains the pairwise machines of ``svm`` (voting) or
@@ -43,6 +44,7 @@ from fsbench.algorithms.clinical_kernel import ClinicalKernel
 from fsbench.algorithms.coupling import couple_hastie_tibshirani
 from fsbench.algorithms.kernels import Kernel, joachims_C, origin_sq_distances
 from fsbench.algorithms.svm import PairwiseCouplingSVC
+from fsbench.classifier_names import CLASSIFIER_SPECS, PER_PAIR_CLASSIFIERS
 
 
 @dataclass(frozen=True)
@@ -96,15 +98,13 @@ class Classifier:
     per_pair: bool = False
 
 
-#: name -> classifier, the one list of final classifiers (config validation reads it too).
+_FIT_PREDICT = {"svm": _svm, "svm_coupling": _svm_coupling, "knn": _knn, "clinical_svm": _clinical_svm}
+#: name -> classifier, the one list of final classifiers; names, options and per-pair capability come from
+#: :mod:`fsbench.classifier_names` (what config validation reads, without scikit-learn).
 CLASSIFIERS: dict[str, Classifier] = {
-    "svm": Classifier(_svm, frozenset({"C", "class_weight"}), per_pair=True),
-    "svm_coupling": Classifier(_svm_coupling, frozenset({"C"}), per_pair=True),
-    "knn": Classifier(_knn, frozenset({"k"})),
-    "clinical_svm": Classifier(_clinical_svm, frozenset({"C", "class_weight"})),
+    name: Classifier(_FIT_PREDICT[name], options, per_pair=per_pair)
+    for name, (options, per_pair) in CLASSIFIER_SPECS.items()
 }
-#: Classifiers that ``selection: per_pair`` accepts.
-PER_PAIR_CLASSIFIERS = tuple(name for name, c in CLASSIFIERS.items() if c.per_pair)
 
 
 def fit_predict(

@@ -25,8 +25,8 @@ from numbers import Integral, Real
 from pathlib import Path
 from typing import Any
 
-from fsbench.algorithms.kernels import GAMMA_RULES, KERNEL_PARAMS, KERNELS, parse_gamma
-from fsbench.classifiers import CLASSIFIERS, PER_PAIR_CLASSIFIERS
+from fsbench.algorithms.kernel_names import GAMMA_RULES, KERNEL_PARAMS, KERNELS, parse_gamma
+from fsbench.classifier_names import CLASSIFIER_OPTIONS, PER_PAIR_CLASSIFIERS
 from fsbench.config_files import ConfigError, fraction_size, read_config
 from fsbench.config_files import type_name as _tname
 
@@ -703,17 +703,15 @@ class _Validator:
         spec = merged["classifier"]
         opts: dict[str, Any] = {}
         if isinstance(spec, dict):
-            self.keys(
-                spec, {"name"} | set().union(*(c.options for c in CLASSIFIERS.values())), where("classifier")
-            )
+            self.keys(spec, {"name"} | set().union(*CLASSIFIER_OPTIONS.values()), where("classifier"))
             name = self.req(spec, "name", where("classifier"), str)
             opts = {k: v for k, v in spec.items() if k != "name"}
         else:
             name = spec
-        if name not in CLASSIFIERS:
+        if name not in CLASSIFIER_OPTIONS:
             kp = f"{where('classifier')}.name" if isinstance(spec, dict) else where("classifier")
-            raise self.err(kp, f"expected one of {', '.join(CLASSIFIERS)}, got {name!r}")
-        allowed = CLASSIFIERS[name].options
+            raise self.err(kp, f"expected one of {', '.join(CLASSIFIER_OPTIONS)}, got {name!r}")
+        allowed = CLASSIFIER_OPTIONS[name]
         for key in opts:
             if key not in allowed:
                 raise self.err(

@@ -15,8 +15,6 @@ import textwrap
 import pytest
 
 HEAVY = ("sklearn", "scipy", "pandas", "matplotlib")
-#: not yet: fsbench.config imports fsbench.algorithms.kernels and fsbench.classifiers (scikit-learn)
-_CONFIG_HEAVY = "fsbench.config imports scikit-learn through its kernel and classifier names"
 
 
 def _heavy_after(code: str, tmp_path) -> tuple[list[str], str]:
@@ -114,7 +112,6 @@ def test_datasets_list_imports_no_heavy_module(tmp_path):
     ],
     ids=["empty", "unknown-key"],
 )
-@pytest.mark.xfail(strict=True, reason=_CONFIG_HEAVY)
 def test_a_config_error_imports_no_heavy_module(tmp_path, text, message):
     (tmp_path / "bad.yaml").write_text(text, encoding="utf-8")
     heavy, out = _heavy_after(_cli(["run", "bad.yaml"]), tmp_path)
@@ -122,7 +119,6 @@ def test_a_config_error_imports_no_heavy_module(tmp_path, text, message):
     assert heavy == []
 
 
-@pytest.mark.xfail(strict=True, reason=_CONFIG_HEAVY)
 def test_loading_a_bad_config_imports_no_heavy_module(tmp_path):
     (tmp_path / "bad.yaml").write_text("name: x\nbogus_key: 1\n", encoding="utf-8")
     code = """
