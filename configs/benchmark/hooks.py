@@ -5,7 +5,14 @@ paper, :meth:`fsbench.papers.folder.PaperFolder.plain`). The benchmark is data: 
 from generic analyses of :mod:`fsbench.results` (the same ones ``fsbench compare`` uses), called on the
 result directories under the results folder:
 
-* CD diagrams over the datasets at each fraction of D (:mod:`fsbench.results.fractions`);
+* the headline: every selector against the best-ranked one, Holm over the k − 1 comparisons with it
+  (:mod:`fsbench.results.posthoc`), with bootstrap intervals of the average ranks;
+* what was run: the rankers and datasets counted from the rows, the selectors the run left out, the S of
+  each fraction per dataset;
+* CD diagrams over the datasets at each fraction of D, tests over all pairs
+  (:mod:`fsbench.results.fractions`);
+* does selection help: wins / ties / losses against the all-features SVM and the error difference to it
+  (:mod:`fsbench.results.helps`);
 * accuracy against selection time with the Pareto front (:mod:`fsbench.results.cost`);
 * the best method per dataset (:func:`fsbench.results.fractions.best_per_dataset`);
 * stability (Nogueira; :mod:`fsbench.results.stability`), ground truth on the toys
@@ -197,6 +204,59 @@ def bootstrap_section(ctx: ReportContext, table: pd.DataFrame, out: Path) -> lis
         md_table(["selector", *(f"{_frac(f)} of D" for f in fractions)], rows),
         "",
     ]
+
+
+def run_section(parts: list[ResultSet], table: pd.DataFrame) -> list[str]:
+    """What was run, counted from the rows: selectors, datasets, repeats, tasks; the selectors left out of the
+    run (``run.json``'s ``excluded_selectors``) and why; the S each fraction resolves to on every dataset."""
+    lines = ["## What was run", ""]
+    rows = pd.concat([rs.results for rs in parts], ignore_index=True)
+    baseline = set().union(*(rs.baseline_labels for rs in parts))
+    selectors = sorted(set(rows["selector"].astype(str)))
+    rankers = [s for s in selectors if s not in baseline]
+    datasets = sorted(set(rows["dataset"].astype(str)))
+    repeats = rows["repeat"].nunique()
+    tasks = rows.drop_duplicates(["source", "task_id"]) if "task_id" in rows.columns else rows
+    excluded = sorted({str(s) for rs in parts for s in ((rs.run or {}).get("excluded_selectors") or [])})
+    lines += [
+        f"**{len(rankers)} rankers** ({', '.join(rankers)}; random_ranking is the chance reference) and "
+        f"the SVM on all features, on **{len(datasets)} datasets** × {repeats} repeats: {len(tasks):,} "
+        "tasks, counted from the result rows. The all-features SVM is the reference of *Does selection "
+        "help?*, not a ranked selector.",
+        "",
+    ]
+    if excluded:
+        lines += [
+            f"Defined in the config but **left out of this run: {', '.join(excluded)}** "
+            f"({len(excluded)} selector{'s' * (len(excluded) != 1)}, `--exclude-selector`; in `run.json`). "
+            "The reason is their "
+            "cost: they are the config's slow selectors, and the run was planned at about 3 hours wall on "
+            "two cores with them left out (the notes' *Cost*). They are in none of the tables below; a later "
+            "run without the exclusion resumes the stored tasks and adds them (the config hash does not "
+            "change).",
+            "",
+        ]
+    s_of = table[table["selector"] != BASELINE].groupby(["dataset", "fraction"])["S"].first().unstack()
+    d_of = table.groupby("dataset")["D"].first()
+    s_of = s_of.loc[d_of.loc[s_of.index].sort_values(kind="stable").index]
+    ones = (s_of == 1).sum()
+    body = [
+        [str(ds), str(d_of[ds]), *("" if s != s else ("**1** ⚑" if s == 1 else str(int(s))) for s in r)]
+        for ds, r in s_of.iterrows()
+    ]
+    body.append(["*datasets with S = 1*", "", *(str(int(ones[f])) for f in s_of.columns)])
+    lines += [
+        "### The S of each fraction, per dataset",
+        "",
+        "S = max(1, round(f·D)), rounded half up, as the run sets it. ⚑ = S = 1: a single feature, where "
+        "every selector that ranks the same feature first gives the same SVM and the same error, so many "
+        "selectors tie in that block's ranks (and a block may recur at several fractions with the same S). "
+        "Last row: how many of the blocks of each fraction have S = 1.",
+        "",
+        md_table(["dataset", "D", *(f"{_frac(f)} of D" for f in s_of.columns)], body),
+        "",
+    ]
+    return lines
 
 
 def cd_section(
@@ -654,6 +714,7 @@ def sections(ctx: ReportContext) -> list[str]:
         *head,
         *([*left_out, ""] if left_out else []),
         *bootstrap_section(ctx, table, out),
+        *run_section(parts, table),
         *cd_section(ctx, fcs, ranks, control, out),
         *helps_section(ctx, table, out),
         *cost_section(ctx, sets, ranks, out),

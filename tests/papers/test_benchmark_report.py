@@ -37,6 +37,7 @@ def _benchmark(results: Path) -> Path:
         info = json.loads((path / "run.json").read_text())
         info["effective_config"]["protocol"] = {"n_features": {"fraction_of_D": list(FRACTIONS)}}
         info.update(n_tasks=1, n_done=1, n_failed=0)  # finished (the build refuses a partial run)
+        info["excluded_selectors"] = ["slow"]  # defined in the config, left out of the run
         (path / "run.json").write_text(json.dumps(info))
     return results
 
@@ -169,3 +170,16 @@ def test_does_selection_help(built):
     part = text.split("## Does selection help?", 1)[1].split("\n## ", 1)[0]
     assert "The rule: two-sided paired t-test" in part
     assert f"| good | {len(SIZES)} / 0 / 0 |" in part and f"| bad | 0 / 0 / {len(SIZES)} |" in part
+
+
+def test_what_was_run_is_counted_and_stated(built):
+    text = (built / "REPORT.md").read_text()
+    part = text.split("## What was run", 1)[1].split("\n## ", 1)[0]
+    assert "**3 rankers** (bad, good, mid;" in part and f"**{len(SIZES)} datasets** × 4 repeats" in part
+    assert "left out of this run: slow** (1 selector," in part and "The reason is their cost" in part
+    # the S of each fraction per dataset, S = 1 flagged: a (D = 10) has S = 1 at 10 %
+    assert "| a | 10 | **1** ⚑ | 3 |" in part
+    assert "| weston_nonlinear | 52 | 5 | 16 |" in part
+    assert "| *datasets with S = 1* |  | 1 | 0 |" in part
+    for word in ("issue #", "issue's"):
+        assert word not in text
