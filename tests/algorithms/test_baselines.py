@@ -285,12 +285,12 @@ def test_mutual_info_is_mutual_info_classif_with_the_same_seed():
 
 def test_l1_svm_ranks_by_entry_into_the_liblinear_path():
     X, y = _problem(n=60, D=8, classes=3)
-    est = get_selector("l1_svm", n_Cs=12, C_ratio=100.0).fit(X, y)
+    est = get_selector("l1_svm", n_Cs=12, C_ratio=100.0, random_state=3).fit(X, y)
     assert est.Cs_[0] == pytest.approx(l1_min_c(X, y))
     entry = np.full(8, 12)
     last = None
     for k, C in enumerate(est.Cs_):
-        w = LinearSVC(penalty="l1", dual=False, C=C).fit(X, y).coef_
+        w = LinearSVC(penalty="l1", dual=False, C=C, random_state=3).fit(X, y).coef_
         newly = np.any(w != 0, axis=0) & (entry == 12)
         entry[newly] = k
         last = w
