@@ -12,7 +12,8 @@ result directories under the results folder:
 * CD diagrams over the datasets at each fraction of D, tests over all pairs
   (:mod:`fsbench.results.fractions`);
 * does selection help: wins / ties / losses against the all-features SVM and the error difference to it
-  (:mod:`fsbench.results.helps`);
+  (:mod:`fsbench.results.helps`); the leading selectors by the Bayesian signed-rank test
+  (:mod:`fsbench.results.bayes`);
 * accuracy against selection time with the Pareto front (:mod:`fsbench.results.cost`);
 * the best method per dataset (:func:`fsbench.results.fractions.best_per_dataset`);
 * stability (Nogueira; :mod:`fsbench.results.stability`), ground truth on the toys
@@ -28,6 +29,7 @@ from pathlib import Path
 import pandas as pd
 
 from fsbench.papers.folder import ReportContext
+from fsbench.results.bayes import MissingExtraError, bayes_comparisons
 from fsbench.results.cost import accuracy_vs_time, plot_accuracy_vs_time, selection_time
 from fsbench.results.fractions import (
     FractionComparison,
@@ -436,6 +438,73 @@ def helps_section(ctx: ReportContext, table: pd.DataFrame, out: Path) -> list[st
     return lines
 
 
+#: The Bayesian signed-rank test, stated in advance: ROPE ±1 percentage point of error, prior strength 1,
+#: the three best-ranked selectors of each fraction against each other and against all features.
+ROPE = 0.01
+N_LEADING = 3
+DECIDE = 0.95
+
+
+def bayes_section(ctx: ReportContext, table: pd.DataFrame, out: Path) -> list[str]:
+    """Bayesian signed-rank tests (Benavoli et al. 2017) among the leading selectors and against all."""
+    lines = ["## The leading selectors, Bayesian signed-rank", ""]
+    try:
+        res = bayes_comparisons(table, n_leading=N_LEADING, rope=ROPE, decide=DECIDE, by="fraction")
+    except MissingExtraError as e:
+        return [*lines, f"Not computed: {e}.", ""]
+    if res.empty:
+        return [*lines, "Nothing to compare yet.", ""]
+    write_table(
+        res,
+        out / "bayes_signed_rank",
+        "Bayesian signed-rank tests among the leading selectors and against all features",
+        f"ROPE = ±{ROPE:g} (error), prior strength {res['prior'].iloc[0]:g}, {res['nsamples'].iloc[0]:,} "
+        f"posterior samples, seed {res['seed'].iloc[0]}; a decision where a region reaches {DECIDE:g}.",
+    )
+    rows = [
+        [
+            _frac(r.fraction),
+            f"{r.a} vs {r.b}",
+            str(r.n_blocks),
+            f"{100 * (r.mean_a - r.mean_b):+.2f}",
+            f"{r.p_a_better:.2f}",
+            f"{r.p_equivalent:.2f}",
+            f"{r.p_b_better:.2f}",
+            r.decision,
+        ]
+        for r in res.itertuples(index=False)
+    ]
+    lines += [
+        f"Fixed in advance: at each fraction the {N_LEADING} selectors with the best "
+        "average rank are compared with each other and each with the SVM on all features by the Bayesian "
+        "signed-rank test over the datasets (Benavoli, Corani, Demšar & Zaffalon 2017; baycomp), with a "
+        f"region of practical equivalence of ±{100 * ROPE:g} percentage point of error, a Dirichlet-process "
+        f"prior of strength {res['prior'].iloc[0]:g} at 0 and {res['nsamples'].iloc[0]:,} posterior samples "
+        f"(seed {res['seed'].iloc[0]}). P(a better), P(equivalent), P(b better): the shares of posterior "
+        "samples in which each region is the most probable; a *decision* names the region whose probability "
+        f"reaches {DECIDE:g}, otherwise *undecided*. Δ mean: a's mean error − b's over the datasets, in "
+        "percentage points. Unlike the headline's tests, this says whether a difference is large enough to "
+        f"matter, and can conclude equivalence. Table: [`bayes_signed_rank.csv`]"
+        f"({ctx.rel(out / 'bayes_signed_rank.csv')}).",
+        "",
+        md_table(
+            [
+                "S / D",
+                "a vs b",
+                "datasets",
+                "Δ mean (pp)",
+                "P(a better)",
+                "P(equivalent)",
+                "P(b better)",
+                "decision",
+            ],
+            rows,
+        ),
+        "",
+    ]
+    return lines
+
+
 def cost_section(ctx: ReportContext, sets: list[ResultSet], ranks: pd.DataFrame, out: Path) -> list[str]:
     """Accuracy (mean rank, mean error) against median selection time, with the Pareto front."""
     lines = ["## Accuracy against selection time", ""]
@@ -717,6 +786,7 @@ def sections(ctx: ReportContext) -> list[str]:
         *run_section(parts, table),
         *cd_section(ctx, fcs, ranks, control, out),
         *helps_section(ctx, table, out),
+        *bayes_section(ctx, table, out),
         *cost_section(ctx, sets, ranks, out),
         *best_section(ctx, sets, fcs, out),
         *stability_section(ctx, sets, fractions, out),

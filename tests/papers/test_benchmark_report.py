@@ -183,3 +183,27 @@ def test_what_was_run_is_counted_and_stated(built):
     assert "| *datasets with S = 1* |  | 1 | 0 |" in part
     for word in ("issue #", "issue's"):
         assert word not in text
+
+
+def test_bayesian_signed_rank_of_the_leading_selectors(built):
+    bayes = pd.read_csv(built / "analysis" / "bayes_signed_rank.csv")
+    for f in FRACTIONS:
+        g = bayes[bayes["fraction"] == f]
+        # the three best-ranked (good, mid, bad) pairwise, and each against all features
+        assert sorted(zip(g["a"], g["b"])) == sorted(
+            [
+                ("good", "mid"),
+                ("good", "bad"),
+                ("mid", "bad"),
+                ("good", "all"),
+                ("mid", "all"),
+                ("bad", "all"),
+            ]
+        )
+    assert (bayes["rope"] == 0.01).all() and (bayes["n_blocks"] == len(SIZES)).all()
+    assert np.allclose(bayes[["p_a_better", "p_equivalent", "p_b_better"]].sum(axis=1), 1.0)
+    # good's error is 15 points below all features' on every dataset: never "all better" nor equivalent
+    ga = bayes[(bayes["a"] == "good") & (bayes["b"] == "all")]
+    assert (ga["p_a_better"] > ga["p_b_better"]).all() and (ga["decision"] != "all").all()
+    text = (built / "REPORT.md").read_text()
+    assert "region of practical equivalence of ±1 percentage point of error" in text
