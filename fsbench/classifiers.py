@@ -20,6 +20,11 @@ come from the config (``classifier: {name, C, class_weight, k}``, :class:`fsbenc
     values clipped, ``k_f = 0`` for a missing value), with a fixed C and optional class weights; needs the
     dataset card's categorical mask, which the protocol passes.
 
+``random_forest``
+    scikit-learn's default forest (100 trees), seeded by the task's split seed; ``logreg``: L2 logistic regression with C = 1. Both exist to
+    *evaluate* the same rankings with other learners than the kernel the selectors optimise
+    (``protocol.evaluators``).
+
 To add a classifier: a function with the signature of :func:`_svm` in :data:`_FIT_PREDICT`, and one line in
 :data:`fsbench.classifier_names.CLASSIFIER_SPECS` naming it and its options; :mod:`fsbench.config` reads the
 names and options from there.
@@ -37,6 +42,8 @@ from itertools import combinations
 from typing import Any
 
 import numpy as np
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.linear_model import LogisticRegression
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.svm import SVC
 
@@ -88,6 +95,20 @@ def _clinical_svm(Z_tr, y_tr, Z_te, kernel, protocol, *, categorical=None, rando
     return Fitted(clf.predict(kern.gram(Z_te, Z_tr)), c)
 
 
+def _random_forest(Z_tr, y_tr, Z_te, kernel, protocol, *, categorical=None, random_state=None) -> Fitted:
+    """[D] scikit-learn's defaults (100 trees, sqrt(S) features per split, fully grown trees), seeded by the
+    task's split seed: an evaluator that neither uses the kernel nor shares the SVM's geometry."""
+    clf = RandomForestClassifier(n_estimators=100, random_state=random_state, n_jobs=1).fit(Z_tr, y_tr)
+    return Fitted(clf.predict(Z_te), float("nan"))
+
+
+def _logreg(Z_tr, y_tr, Z_te, kernel, protocol, *, categorical=None, random_state=None) -> Fitted:
+    """[D] L2-regularised logistic regression with scikit-learn's C = 1 (lbfgs, multinomial for several
+    classes, up to 1,000 iterations) on the z-scored features: the linear evaluator."""
+    clf = LogisticRegression(C=1.0, max_iter=1000).fit(Z_tr, y_tr)
+    return Fitted(clf.predict(Z_te), 1.0)
+
+
 @dataclass(frozen=True)
 class Classifier:
     """A final classifier: its fit-and-predict function and the config options it accepts besides ``name``."""
@@ -98,7 +119,14 @@ class Classifier:
     per_pair: bool = False
 
 
-_FIT_PREDICT = {"svm": _svm, "svm_coupling": _svm_coupling, "knn": _knn, "clinical_svm": _clinical_svm}
+_FIT_PREDICT = {
+    "svm": _svm,
+    "svm_coupling": _svm_coupling,
+    "knn": _knn,
+    "clinical_svm": _clinical_svm,
+    "random_forest": _random_forest,
+    "logreg": _logreg,
+}
 #: name -> classifier, the one list of final classifiers; names, options and per-pair capability come from
 #: :mod:`fsbench.classifier_names` (what config validation reads, without scikit-learn).
 CLASSIFIERS: dict[str, Classifier] = {

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from fsbench.algorithms.kernel_names import GAMMA_RULES, KERNEL_PARAMS, KERNELS, parse_gamma
-from fsbench.classifier_names import CLASSIFIER_OPTIONS, PER_PAIR_CLASSIFIERS
+from fsbench.classifier_names import CLASSIFIER_OPTIONS, PER_PAIR_CLASSIFIERS, evaluator_label
 from fsbench.config_files import ConfigError, fraction_size, read_config
 from fsbench.config_files import type_name as _tname
 
@@ -73,6 +73,7 @@ PROTOCOL_KEYS = {
     "classifier",
     "k",
     "selection",
+    "evaluators",
 }
 KERNEL_KEYS = {"name", *KERNEL_PARAMS}
 SELECTOR_KEYS = {"name", "params", "label"}
@@ -91,6 +92,7 @@ DEFAULT_PROTOCOL: dict[str, Any] = {
     "k": 1,
     "folds": None,
     "selection": "global",
+    "evaluators": None,
 }
 
 
@@ -162,6 +164,9 @@ class ProtocolConfig:
     folds: int | None = None  # k-fold: each repeat is a stratified partition into `folds` parts
     class_weight: str | None = None  # "balanced": the final SVM weights classes by inverse frequency
     selection: str = "global"  # SELECTION_MODES: one subset for all classes, or one per pair of classes
+    #: More classifiers that evaluate the same top-S subsets (no reselection), each (name, C, k,
+    #: class_weight); every S gets one row for ``classifier`` and one per evaluator.
+    evaluators: tuple[tuple[str, str | float, int, str | None], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -652,6 +657,7 @@ class _Validator:
                 f"per_pair selection needs a pairwise classifier "
                 f"({', '.join(PER_PAIR_CLASSIFIERS)}), got {clf!r}",
             )
+        evaluators = self.evaluators(merged, where, (clf, C, k_nn, class_weight), selection)
         keys = {k: where(k) for k in PROTOCOL_KEYS}
         if isinstance(merged["classifier"], dict):  # options given inside the classifier mapping
             keys.update({k: f"{where('classifier')}.{k}" for k in ("C", "k") if k in merged["classifier"]})
@@ -670,6 +676,7 @@ class _Validator:
             folds=folds,
             class_weight=class_weight,
             selection=selection,
+            evaluators=evaluators,
         ), keys
 
     def train_sizes(self, x, kp: str) -> tuple[int | float, ...]:
@@ -695,6 +702,39 @@ class _Validator:
                 out.append(self.integer(it, where, minimum=2))
         if len(set(out)) != len(out):
             raise self.err(kp, f"duplicate values in {out}")
+        return tuple(out)
+
+    def evaluators(
+        self, merged: dict, where, primary: tuple, selection: str
+    ) -> tuple[tuple[str, str | float, int, str | None], ...]:
+        """``evaluators: [NAME or {name, C, k, class_weight}, ...]``: more classifiers on the same top-S
+        subsets; each entry is read as ``classifier`` is (its own C and k only), and two entries that would
+        write the same ``classifier`` column (or repeat the primary classifier) are refused."""
+        spec = merged.get("evaluators")
+        if spec is None:
+            return ()
+        kp = where("evaluators")
+        if not isinstance(spec, list) or not spec:
+            raise self.err(kp, f"expected a non-empty list of classifiers, got {_tname(spec)}")
+        if selection == "per_pair":
+            raise self.err(kp, "evaluators apply to selection: global only")
+        out = []
+        labels = {evaluator_label(primary[0], primary[2])}
+        for i, entry in enumerate(spec):
+            own = entry if isinstance(entry, dict) else {}
+            sub = {
+                **merged,
+                "classifier": entry,
+                "C": DEFAULT_PROTOCOL["C"] if "C" in own else merged["C"],
+                "k": DEFAULT_PROTOCOL["k"],
+            }
+            at = f"{kp}[{i}]"
+            ev = self.classifier(sub, lambda key, at=at: at if key == "classifier" else f"{at}.{key}")
+            label = evaluator_label(ev[0], ev[2])
+            if label in labels:
+                raise self.err(at, f"{label} is evaluated already (the classifier or an earlier entry)")
+            labels.add(label)
+            out.append(ev)
         return tuple(out)
 
     def classifier(self, merged: dict, where) -> tuple[str, str | float, int, str | None]:

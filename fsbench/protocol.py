@@ -39,7 +39,7 @@ import hashlib
 import json
 import time
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from numbers import Real
 from typing import Any
 
@@ -49,6 +49,7 @@ from sklearn.metrics import balanced_accuracy_score
 
 from fsbench.algorithms.kernels import KERNELS, resolve_gamma
 from fsbench.algorithms.registry import get_selector, resolve
+from fsbench.classifier_names import evaluator_label
 from fsbench.classifiers import fit_predict, fit_predict_per_pair
 from fsbench.config import FeatureFractions, KernelConfig, ProtocolConfig, SelectorConfig
 from fsbench.data import SyntheticDataset, open_dataset
@@ -438,6 +439,15 @@ def _per_pair_rows(task: Task, selector, X_sel, y_sel, data: TaskData, perm, ran
     return rows
 
 
+def evaluator_protocols(p: ProtocolConfig) -> list[ProtocolConfig]:
+    """The protocol once per evaluator of a top-S subset: as it is (its ``classifier``), then with each of
+    ``p.evaluators`` as the classifier (its own C, k and class weights)."""
+    return [p] + [
+        replace(p, classifier=name, C=C, k=k, class_weight=cw, evaluators=())
+        for name, C, k, cw in p.evaluators
+    ]
+
+
 def run_task(task: Task) -> TaskResult:
     """Run one task; a failure inside it is recorded (status ``failed``, a one-line message in the
     rows, the full traceback in :attr:`TaskResult.traceback`), not raised."""
@@ -469,14 +479,26 @@ def run_task(task: Task) -> TaskResult:
         size_param = getattr(type(selector), "subset_size_param", None)
         per_size = size_param is not None and size_param not in task.selector.params
 
-        def classify(S: int, Z_tr: np.ndarray, Z_te: np.ndarray, cols: np.ndarray | None) -> dict:
+        def classify(S: int, Z_tr: np.ndarray, Z_te: np.ndarray, cols: np.ndarray | None) -> list[dict]:
+            """One row per evaluator of the top-S subset: the protocol's classifier, then ``evaluators``."""
             nonlocal stage
-            stage = f"training the {p.classifier} classifier on {S} features"
             cat = None if cols is None else data.categorical[cols]
-            fitted = fit_predict(
-                Z_tr, y_tr, Z_te, task.kernel, p, categorical=cat, random_state=task.split_seed
-            )
-            return {"C": fitted.C, "n_features": S, **_metrics(fitted.predictions, y_te)}
+            out = []
+            for i, q in enumerate(evaluator_protocols(p)):
+                stage = f"training the {q.classifier} classifier on {S} features"
+                fitted = fit_predict(
+                    Z_tr, y_tr, Z_te, task.kernel, q, categorical=cat, random_state=task.split_seed
+                )
+                out.append(
+                    {
+                        # the protocol's own classifier keeps its name as every run has written it
+                        "classifier": evaluator_label(q.classifier, q.k) if i else q.classifier,
+                        "C": fitted.C,
+                        "n_features": S,
+                        **_metrics(fitted.predictions, y_te),
+                    }
+                )
+            return out
 
         def ranked_rows(est, grid, timing) -> list[dict]:
             nonlocal stage
@@ -492,11 +514,10 @@ def run_task(task: Task) -> TaskResult:
                 orig[perm] = np.asarray(scores, dtype=float).ravel()
                 ranking["scores"] = " ".join(f"{float(s):.10g}" for s in orig)
             rows = []
+            diag = _diagnostics(est, perm)
             for S in grid:
                 cols = np.sort(order[:S])
-                rows.append(
-                    {**timing, **_diagnostics(est, perm), **classify(S, X_tr[:, cols], X_te[:, cols], cols)}
-                )
+                rows += [{**timing, **diag, **r} for r in classify(S, X_tr[:, cols], X_te[:, cols], cols)]
             return rows
 
         if p.selection == "per_pair":
@@ -530,9 +551,11 @@ def run_task(task: Task) -> TaskResult:
                 stage = "transforming the data"
                 Z_tr = np.asarray(selector.transform(X_tr[:, perm]), dtype=float)
                 Z_te = np.asarray(selector.transform(X_te[:, perm]), dtype=float)
+                diag = _diagnostics(selector, perm)
                 rows = [
-                    {**timing, **_diagnostics(selector, perm), **classify(S, Z_tr[:, :S], Z_te[:, :S], None)}
+                    {**timing, **diag, **r}
                     for S in transform_grid(p, Z_tr.shape[1])
+                    for r in classify(S, Z_tr[:, :S], Z_te[:, :S], None)
                 ]
             else:
                 grid = [D] if getattr(selector, "baseline_all", False) else n_features_grid(p, D)

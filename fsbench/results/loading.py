@@ -210,21 +210,35 @@ def _source_names(dirs: list[Path]) -> list[str]:
         depth += 1
 
 
-def read_results(path: Path | str) -> pd.DataFrame:
+def read_results(path: Path | str, evaluators: bool = False) -> pd.DataFrame:
     """``results.csv`` of a result directory (or the file itself), as written by the store.
 
     ``subset`` stays a string (a one-feature subset would otherwise be read as a number); diagnostics'
     tables, which carry their own columns, are read the same way. Under k-fold, ``n_train`` is the
     setting's, not the fold's (module docstring, Splits).
+
+    A run with ``protocol.evaluators`` writes one row per evaluator of each top-S subset, the protocol's
+    own classifier first; only those first rows are returned unless ``evaluators`` (every row, told apart
+    by the ``classifier`` column), so that every table and figure made for one classifier stays one.
     """
     path = Path(path)
     f = path if path.name == "results.csv" else path / "results.csv"
     # a column absent from the header is ignored by ``dtype``
     df = pd.read_csv(f, low_memory=False, dtype={"subset": str})
+    if not evaluators:
+        df = primary_rows(df)
     sizes = _kfold_sizes(df)
     if sizes is not None:  # k-fold: the folds of a setting are one setting (module docstring, Splits)
         _pool_fold_sizes(df, sizes)
     return df
+
+
+def primary_rows(df: pd.DataFrame) -> pd.DataFrame:
+    """The rows of each task's own classifier (its first row's ``classifier``): one row per task and S."""
+    if "classifier" not in df.columns or "task_id" not in df.columns or df["classifier"].nunique() < 2:
+        return df
+    first = df.groupby("task_id", sort=False)["classifier"].transform("first")
+    return df[df["classifier"] == first].reset_index(drop=True)
 
 
 def read_run(path: Path | str) -> dict:
