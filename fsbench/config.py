@@ -37,6 +37,9 @@ TEST_MODES = ("rest", "official")
 #: pairwise machine on its own pair's top-S (:mod:`fsbench.pairwise`; Ramona 2012 Table II's "pairwise scheme"
 #: read per pair). Per-pair selection needs a pairwise classifier.
 SELECTION_MODES = ("global", "per_pair")
+#: What rankings.csv keeps of a ranking: the whole order and its scores, or the order's first max(S)
+#: features only (for D in the thousands, where whole orders would make the committed tables large).
+RANKING_STORES = ("full", "top")
 
 #: Keys of an experiment config. ``jobs`` is an execution setting (e.g. 1 for CPU-time tables): it caps
 #: ``--jobs`` and is left out of the config hash, since it cannot change a result.
@@ -74,6 +77,7 @@ PROTOCOL_KEYS = {
     "k",
     "selection",
     "evaluators",
+    "rankings",
 }
 KERNEL_KEYS = {"name", *KERNEL_PARAMS}
 SELECTOR_KEYS = {"name", "params", "label"}
@@ -93,6 +97,7 @@ DEFAULT_PROTOCOL: dict[str, Any] = {
     "folds": None,
     "selection": "global",
     "evaluators": None,
+    "rankings": "full",
 }
 
 
@@ -167,6 +172,7 @@ class ProtocolConfig:
     #: More classifiers that evaluate the same top-S subsets (no reselection), each (name, C, k,
     #: class_weight); every S gets one row for ``classifier`` and one per evaluator.
     evaluators: tuple[tuple[str, str | float, int, str | None], ...] = ()
+    rankings: str = "full"  # RANKING_STORES
 
 
 @dataclass(frozen=True)
@@ -658,6 +664,11 @@ class _Validator:
                 f"({', '.join(PER_PAIR_CLASSIFIERS)}), got {clf!r}",
             )
         evaluators = self.evaluators(merged, where, (clf, C, k_nn, class_weight), selection)
+        rankings = merged["rankings"]
+        if rankings not in RANKING_STORES:
+            raise self.err(
+                where("rankings"), f"expected one of {', '.join(RANKING_STORES)}, got {rankings!r}"
+            )
         keys = {k: where(k) for k in PROTOCOL_KEYS}
         if isinstance(merged["classifier"], dict):  # options given inside the classifier mapping
             keys.update({k: f"{where('classifier')}.{k}" for k in ("C", "k") if k in merged["classifier"]})
@@ -677,6 +688,7 @@ class _Validator:
             class_weight=class_weight,
             selection=selection,
             evaluators=evaluators,
+            rankings=rankings,
         ), keys
 
     def train_sizes(self, x, kp: str) -> tuple[int | float, ...]:

@@ -507,9 +507,11 @@ def run_task(task: Task) -> TaskResult:
             if rank.shape != (D,) or sorted(rank.tolist()) != list(range(1, D + 1)):
                 raise ValueError("ranking_ must be a complete order 1..D (1 = best)")
             order = perm[np.argsort(rank, kind="stable")]  # original feature indices, best first
-            ranking["order"] = " ".join(map(str, order.tolist()))
+            top = p.rankings == "top"  # only the first max(S) features are kept, and no scores
+            kept = order[: max(n_features_grid(p, D))] if top else order
+            ranking["order"] = " ".join(map(str, kept.tolist()))
             scores = getattr(est, "scores_", None)
-            if scores is not None and np.size(scores) == D:
+            if scores is not None and np.size(scores) == D and not top:
                 orig = np.empty(D)
                 orig[perm] = np.asarray(scores, dtype=float).ravel()
                 ranking["scores"] = " ".join(f"{float(s):.10g}" for s in orig)

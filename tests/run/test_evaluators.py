@@ -67,3 +67,19 @@ def test_bad_evaluators_are_one_line_errors(tmp_path, evaluators, message):
     assert res.exit_code == 2 and len(res.stderr_lines) == 1, res.stderr
     assert message in res.stderr and "protocol.evaluators" in res.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_rankings_top_keeps_the_first_max_s_features_of_the_same_orders(runs, tmp_path):
+    plain, _ = runs
+    cfg = write_config(tmp_path / "top.yaml", SMALL, protocol={"rankings": "top"})
+    assert cli("run", cfg, "--out", tmp_path / "top", "--no-progress").exit_code == 0
+    full = pd.read_csv(plain / "rankings.csv", dtype=str, keep_default_na=False).set_index("task_id")
+    top = pd.read_csv(tmp_path / "top" / "rankings.csv", dtype=str, keep_default_na=False).set_index(
+        "task_id"
+    )
+    for tid, row in top.iterrows():
+        kept = row["order"].split()
+        assert kept == full.loc[tid, "order"].split()[:5]  # max(S) = 5 of D = 52
+        assert row["scores"] == ""
+    # the results are those of the full store
+    pd.testing.assert_series_equal(read_results(plain)["error"], read_results(tmp_path / "top")["error"])
