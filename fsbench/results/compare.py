@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from fsbench.results.ground_truth import ground_truth_tables, plot_ground_truth
@@ -132,7 +133,30 @@ def compare_selectors(
 
 
 def _p(p: float) -> str:
+    if not np.isfinite(p):
+        return "none"
     return f"{p:.3g}" if p >= 1e-4 else f"{p:.2e}"
+
+
+def _omnibus(fr: FriedmanResult) -> str:
+    """Friedman and Iman–Davenport in one line: no infinite F_F, no p-value where it is withheld."""
+    ff = (
+        "Iman-Davenport F_F undefined: every block ranks the selectors identically "
+        "(chi2_F = N(k-1))"
+        if fr.identical_rankings
+        else f"Iman-Davenport F_F = {fr.ff:.3f} (df {fr.df_num}, {fr.df_den}), p = {_p(fr.p_ff)}"
+    )
+    return f"Friedman chi2_F = {fr.chi2:.3f} (df {fr.df_num}), p = {_p(fr.p_chi2)}; {ff}"
+
+
+def _verdict(fr: FriedmanResult, alpha: float) -> str:
+    """The omnibus verdict, from F_F's p-value (chi2_F's where F_F is undefined); none without one."""
+    if fr.p_withheld is not None:
+        return f"no verdict on 'all selectors perform alike': {fr.p_withheld}"
+    p = fr.p_ff if np.isfinite(fr.p_ff) else fr.p_chi2
+    if not np.isfinite(p):
+        return "no verdict on 'all selectors perform alike': no p-value"
+    return f"{'reject' if p < alpha else 'cannot reject'} 'all selectors perform alike' at alpha = {alpha}"
 
 
 def format_comparison(comp: Comparison) -> str:
@@ -157,12 +181,8 @@ def format_comparison(comp: Comparison) -> str:
     ):
         lines.append(f"  {sel:<{w}}  {avg:6.3f}   best in {best:3d} blocks   mean {b.metric} {mean:.4f}")
     lines.append("")
-    lines.append(
-        f"Friedman chi2_F = {fr.chi2:.3f} (df {fr.df_num}), p = {_p(fr.p_chi2)}; "
-        f"Iman-Davenport F_F = {fr.ff:.3f} (df {fr.df_num}, {fr.df_den}), p = {_p(fr.p_ff)}"
-    )
-    verdict = "reject" if fr.p_ff < comp.alpha else "cannot reject"
-    lines.append(f"  -> {verdict} 'all selectors perform alike' at alpha = {comp.alpha}")
+    lines.append(_omnibus(fr))
+    lines.append(f"  -> {_verdict(fr, comp.alpha)}")
     lines.append(
         f"Nemenyi: q_{comp.alpha:g} = {comp.q_alpha:.3f}, CD = {comp.cd:.3f} (k = {fr.k}, N = {fr.n_blocks})"
     )
@@ -330,8 +350,7 @@ def _console_md(comp: Comparison) -> str:
     return (
         f"**{fr.n_blocks} blocks**, {fr.k} selectors ({', '.join(b.selectors)}), "
         f"metric `{b.metric}`.{notes}\n\n"
-        f"Friedman chi2_F = {fr.chi2:.3f} (df {fr.df_num}), p = {_p(fr.p_chi2)}; Iman–Davenport "
-        f"F_F = {fr.ff:.3f} (df {fr.df_num}, {fr.df_den}), p = {_p(fr.p_ff)}. Nemenyi CD = {comp.cd:.3f} "
+        f"{_omnibus(fr)}; {_verdict(fr, comp.alpha)}. Nemenyi CD = {comp.cd:.3f} "
         f"at alpha = {comp.alpha}.\n\n"
         f"Groups not told apart — Nemenyi: {_groups(comp.nemenyi_groups)}; Wilcoxon–Holm: "
         f"{_groups(comp.wilcoxon_groups)}.\n\n"

@@ -9,7 +9,15 @@ Follows J. Demšar, "Statistical comparisons of classifiers over multiple data s
   degrees of freedom — Demšar's form, *without* the tie correction (that one, as computed by
   ``scipy.stats.friedmanchisquare``, is reported too, as ``chi2_ties``);
 * Iman and Davenport's ``F_F = (N−1) chi2_F / (N(k−1) − chi2_F)``, F-distributed with k−1 and
-  (k−1)(N−1) degrees of freedom (less conservative than chi2_F);
+  (k−1)(N−1) degrees of freedom (less conservative than chi2_F). When every block ranks the selectors
+  the same way without ties, chi2_F = N(k−1) and F_F's denominator is 0: F_F is then not a number (NaN,
+  never ``inf``), the result says so (``identical_rankings``) and no p-value is taken from the F
+  approximation;
+* both p-values come from large-sample approximations; Demšar (2006, §3.2.2) gives N > 10 and k > 5 as
+  the rule of thumb for them and exact tables for smaller ones. With fewer than :data:`MIN_BLOCKS` blocks
+  no p-value is given (NaN, with the reason in ``p_withheld``) and no omnibus verdict is drawn; only the
+  N half of the rule is enforced, since most comparisons here have k ≤ 5 selectors and Iman–Davenport's
+  F_F was proposed for exactly such small k;
 * Nemenyi's post-hoc test: two selectors differ when their average ranks differ by at least
   ``CD = q_alpha sqrt(k(k+1) / (6N))``, ``q_alpha`` the studentized range quantile (infinite degrees of
   freedom) divided by sqrt(2) (Demšar's Table 5a); pairwise p-values from the same distribution;
@@ -117,15 +125,22 @@ def friedman_from_average_ranks(average_ranks: Sequence[float], n_blocks: int) -
     Returns
     -------
     chi2_F, F_F : float
-        ``F_F`` is ``inf`` when every block ranks the methods the same way without ties
-        (chi2_F = N(k−1)).
+        ``F_F`` is NaN when every block ranks the methods the same way without ties
+        (chi2_F = N(k−1)): the formula divides by zero there, and an infinite statistic would read as
+        infinitely strong evidence from as few as two blocks.
     """
     r = np.asarray(average_ranks, dtype=float)
     k, n = len(r), int(n_blocks)
     chi2 = 12.0 * n / (k * (k + 1)) * (np.sum(r**2) - k * (k + 1) ** 2 / 4.0)
     denom = n * (k - 1) - chi2
-    ff = (n - 1) * chi2 / denom if denom > 1e-12 else np.inf
+    ff = (n - 1) * chi2 / denom if denom > 1e-12 else np.nan
     return float(chi2), float(ff)
+
+
+#: Fewest blocks for which chi2_F and F_F get a p-value: Demšar (2006, §3.2.2) recommends N > 10 (and
+#: k > 5) for the chi-squared approximation of the Friedman statistic; smaller tables need the exact
+#: distribution, which fsbench does not compute, so it gives no p-value rather than a wrong one.
+MIN_BLOCKS = 11
 
 
 @dataclass(frozen=True)
@@ -143,6 +158,10 @@ class FriedmanResult:
     df_den: int  # (k − 1)(N − 1)
     chi2_ties: float  # with the tie correction (= scipy.stats.friedmanchisquare)
     p_chi2_ties: float
+    #: every block ranks the methods identically without ties: chi2_F = N(k−1), F_F undefined (NaN)
+    identical_rankings: bool = False
+    #: why the p-values are NaN (too few blocks for the approximations), None when they are given
+    p_withheld: str | None = None
 
     def as_frame(self) -> pd.DataFrame:
         """One-row table of the statistics."""
@@ -160,6 +179,8 @@ class FriedmanResult:
                     "p (F_F)": self.p_ff,
                     "chi2_F tie-corrected": self.chi2_ties,
                     "p (tie-corrected)": self.p_chi2_ties,
+                    "identical rankings": self.identical_rankings,
+                    "p withheld": self.p_withheld or "",
                 }
             ]
         )
@@ -186,18 +207,32 @@ def friedman_test(ranks: pd.DataFrame) -> FriedmanResult:
         ties += float(np.sum(counts**3 - counts))
     c = 1.0 - ties / (n * k * (k * k - 1))
     chi2_ties = chi2 / c if c > 1e-12 else np.nan
+    identical = bool(chi2 >= n * (k - 1) - 1e-9)
+    withheld = None
+    if n < MIN_BLOCKS:
+        withheld = (
+            f"{n} blocks: too few for the chi-squared and F approximations of the Friedman test "
+            f"(Demšar 2006, §3.2.2: N > 10 and k > 5); no p-value is given"
+        )
+    p_chi2 = float(stats.chi2.sf(chi2, df1))
+    p_ties = float(stats.chi2.sf(chi2_ties, df1)) if np.isfinite(chi2_ties) else np.nan
+    p_ff = float(stats.f.sf(ff, df1, df2)) if np.isfinite(ff) else np.nan
+    if withheld is not None:
+        p_chi2 = p_ties = p_ff = np.nan
     return FriedmanResult(
         n_blocks=n,
         k=k,
         average_ranks=avg,
         chi2=chi2,
-        p_chi2=float(stats.chi2.sf(chi2, df1)),
+        p_chi2=p_chi2,
         ff=ff,
-        p_ff=0.0 if np.isinf(ff) else float(stats.f.sf(ff, df1, df2)),
+        p_ff=p_ff,
         df_num=df1,
         df_den=df2,
         chi2_ties=float(chi2_ties),
-        p_chi2_ties=float(stats.chi2.sf(chi2_ties, df1)) if np.isfinite(chi2_ties) else np.nan,
+        p_chi2_ties=p_ties,
+        identical_rankings=identical,
+        p_withheld=withheld,
     )
 
 

@@ -69,7 +69,8 @@ def test_compare_command_end_to_end(tmp_path):
     assert "all: the all-features baseline" in text
     assert "2 block(s) at S = D left out" in text
     assert "Friedman chi2_F = 20.000 (df 2)" in text  # good < mid < bad in every block: chi2 = N(k-1)
-    assert "Iman-Davenport F_F = inf" in text
+    assert "Iman-Davenport F_F undefined: every block ranks the selectors identically" in text
+    assert "no verdict" in text  # 10 blocks: fewer than Demšar's N > 10
     ranks = pd.read_csv(out / "ranks.csv")
     assert ranks["selector"].tolist() == ["good", "mid", "bad"]
     assert ranks["average_rank"].tolist() == [1.0, 2.0, 3.0]

@@ -215,8 +215,8 @@ def test_posthoc_table_columns_and_counts():
 def test_friedman_perfect_agreement_and_all_ties():
     perfect = pd.DataFrame([[1, 2, 3]] * 5, columns=list("abc"), dtype=float)
     res = friedman_test(perfect)
-    assert res.chi2 == pytest.approx(5 * 2) and np.isinf(res.ff) and res.p_ff == 0.0
-    ties = pd.DataFrame([[2, 2, 2]] * 5, columns=list("abc"), dtype=float)
+    assert res.chi2 == pytest.approx(5 * 2) and np.isnan(res.ff) and np.isnan(res.p_ff)
+    ties = pd.DataFrame([[2, 2, 2]] * 11, columns=list("abc"), dtype=float)  # N > 10: p given
     res = friedman_test(ties)
     assert res.chi2 == pytest.approx(0.0) and res.p_chi2 == pytest.approx(1.0)
     assert np.isnan(res.chi2_ties)
