@@ -15,21 +15,159 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+import typer.core
 
 # Plain (click) help, not rich panels: rich's option tables cut long option names ("--exclude-select…")
 # in an 80-column terminal, click's layout wraps the descriptions instead.
 _HELP = {"rich_markup_mode": None}
+
+#: ``--help`` metavars by parameter name (``function:param`` for one command), instead of typer's type
+#: hints (``<list[Path]>``, ``{configs}...``); any other value-taking parameter shows its name in capitals.
+_METAVARS = {
+    "configs": "CONFIG",
+    "config": "CONFIG",
+    "results_dirs": "DIR",
+    "results_dir": "DIR",
+    "report:results_dir": "RESULTS_DIR",
+    "results_root": "DIR",
+    "out": "DIR",
+    "report:out": "FILE",
+    "build:configs": "DIR",
+    "docs": "FILE",
+    "jobs": "N",
+    "repeats": "N",
+    "coarse": "N",
+    "workers": "N",
+    "exclude_selector": "SELECTOR",
+    "selectors": "SELECTOR,...",
+    "scheduler": "ADDRESS",
+    "metric": "COLUMN",
+    "paper": "PAPER",
+    "selectors_info:name": "SELECTOR",
+    "datasets_info:name": "DATASET",
+    "datasets_verify:name": "DATASET",
+    "datasets_download:name": "DATASET",
+}
+
+
+class _Command(typer.core.TyperCommand):
+    """A command whose ``--help`` names values by :data:`_METAVARS` (``run [OPTIONS] CONFIG...``)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        fn = getattr(self.callback, "__name__", "")
+        for p in self.params:
+            if p.metavar is None and not getattr(p, "is_flag", False) and p.name:
+                p.metavar = _METAVARS.get(f"{fn}:{p.name}", _METAVARS.get(p.name, p.name.upper()))
+
+    @staticmethod
+    def _argument_name(p) -> str:
+        return p.metavar + ("..." if p.nargs != 1 else "")
+
+    def collect_usage_pieces(self, ctx):
+        rv = [self.options_metavar] if self.options_metavar else []
+        for p in self.get_params(ctx):
+            if isinstance(p, typer.core.TyperArgument):
+                rv.append(self._argument_name(p) if p.required else f"[{self._argument_name(p)}]")
+            else:
+                rv.extend(p.get_usage_pieces(ctx))
+        return rv
+
+    def format_options(self, ctx, formatter) -> None:
+        args, opts = [], []
+        for p in self.get_params(ctx):
+            rv = p.get_help_record(ctx)
+            if rv is None:
+                continue
+            if isinstance(p, typer.core.TyperArgument):  # typer adds the type hint to the name
+                args.append((self._argument_name(p), rv[1]))
+            else:
+                opts.append(rv)
+        for title, rows in (("Arguments", args), ("Options", opts)):
+            if rows:
+                with formatter.section(title):
+                    formatter.write_dl(rows)
+
+
+class _Group(typer.core.TyperGroup):
+    """Typer's group, whose "no such command" also suggests a subcommand of a group:
+    ``fsbench sas-info`` -> ``did you mean 'fsbench selectors info sas'?``."""
+
+    def resolve_command(self, ctx, args):
+        try:
+            return super().resolve_command(ctx, args)
+        except typer.TyperException as exc:  # typer's own (vendored) click's UsageError
+            message = getattr(exc, "message", "")
+            if args and message.startswith("No such command") and "Did you mean" not in message:
+                hint = _compound_suggestion(args[0], self)
+                if hint:
+                    exc.message = f"{message.rstrip('.')}. Did you mean {hint}?"
+            raise
+
+
+def _compound_suggestion(typo: str, group) -> str | None:
+    """``'fsbench selectors info sas'`` for ``sas-info`` or ``info-sas`` (a subcommand of a group, joined
+    with a selector or dataset name by ``-``), or a nearby ``group subcommand``; None if nothing is close."""
+    from difflib import get_close_matches
+
+    subs = {
+        (g, s): cmd
+        for g, grp in group.commands.items()
+        if isinstance(getattr(grp, "commands", None), dict)
+        for s, cmd in grp.commands.items()
+    }
+    words = typo.split("-")
+    for i in range(1, len(words)):
+        for sub, name in (
+            ("-".join(words[i:]), "-".join(words[:i])),
+            ("-".join(words[:i]), "-".join(words[i:])),
+        ):
+            for g, s in subs:
+                if get_close_matches(sub, [s], n=1, cutoff=0.8) and name in _names_of(g):
+                    return f"'fsbench {g} {s} {name}'"
+    close = get_close_matches(typo.replace("-", " "), [f"{g} {s}" for g, s in subs], n=2, cutoff=0.7)
+    return ", ".join(f"'fsbench {c}'" for c in close) or None
+
+
+def _names_of(group: str) -> list[str]:
+    """The names a group's commands take: selector names (``selectors``), dataset cards (``datasets``)."""
+    if group == "selectors":
+        from fsbench.algorithms.registry import available
+
+        return available()
+    if group == "datasets":
+        from fsbench.data.cards import card_names
+
+        return card_names()
+    return []
+
+
+def _with_suggestion(message: str) -> str:
+    """A one-line error about an ``unknown selector 'x'`` or ``unknown dataset 'x'`` (from a config,
+    ``selectors info`` or ``datasets info``) with ``(did you mean 'y'?)`` after the name when one is close."""
+    import re
+
+    from fsbench.config_files import did_you_mean
+
+    m = re.search(r"unknown (selector|dataset) '([^']*)'", message)
+    if m is None:
+        return message
+    hint = did_you_mean(m[2], _names_of(f"{m[1]}s"))
+    return f"{message[: m.end()]} ({hint}){message[m.end() :]}" if hint else message
+
+
 app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     help="Reproducible benchmarks of kernel-based feature selection.",
+    cls=_Group,
     **_HELP,
 )
 datasets_app = typer.Typer(
-    no_args_is_help=True, help="Dataset cards: list, inspect, verify checksums.", **_HELP
+    no_args_is_help=True, help="Dataset cards: list, inspect, verify checksums.", cls=_Group, **_HELP
 )
-selectors_app = typer.Typer(no_args_is_help=True, help="Registered feature selectors.", **_HELP)
+selectors_app = typer.Typer(no_args_is_help=True, help="Registered feature selectors.", cls=_Group, **_HELP)
 app.add_typer(datasets_app, name="datasets")
 app.add_typer(selectors_app, name="selectors")
 
@@ -72,7 +210,7 @@ def user_errors(fn: Callable) -> Callable:
         try:
             return fn(*args, **kwargs)
         except (ConfigError, DatasetError, RunError) as exc:
-            _fail(str(exc).replace("\n", " "))
+            _fail(_with_suggestion(str(exc).replace("\n", " ")))
         except KeyboardInterrupt:
             typer.echo(
                 "interrupted: finished tasks are saved; run the same command again to resume", err=True
@@ -859,7 +997,7 @@ def selectors_info(
     try:
         meta = info(name)
     except UnknownSelectorError as exc:
-        _fail(str(exc).replace("\n", " "))
+        _fail(_with_suggestion(str(exc).replace("\n", " ")))
     typer.echo(f"{meta.name}: {meta.description}")
     typer.echo(f"  class:      {meta.class_path}")
     typer.echo(f"  kind:       {meta.kind} — {KINDS[meta.kind]}")
@@ -868,6 +1006,16 @@ def selectors_info(
     width = max((len(p) for p in meta.params), default=0)
     for param, default in meta.params.items():
         typer.echo(f"    {param:{width}} = {default!r}")
+
+
+# every command names its values readably in --help (:class:`_Command`)
+for _info in (
+    *app.registered_commands,
+    *datasets_app.registered_commands,
+    *selectors_app.registered_commands,
+):
+    if _info.cls in (None, typer.core.TyperCommand):
+        _info.cls = _Command
 
 
 def main() -> None:  # pragma: no cover
