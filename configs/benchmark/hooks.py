@@ -30,7 +30,7 @@ import pandas as pd
 
 from fsbench.papers.folder import ReportContext
 from fsbench.results.bayes import MissingExtraError, bayes_comparisons
-from fsbench.results.cost import accuracy_vs_time, plot_accuracy_vs_time, selection_time
+from fsbench.results.cost import TIME, accuracy_vs_time, plot_accuracy_vs_time, selection_time
 from fsbench.results.fractions import (
     FractionComparison,
     at_fractions,
@@ -41,17 +41,28 @@ from fsbench.results.fractions import (
     fraction_grid,
     rank_table,
 )
-from fsbench.results.ground_truth import ground_truth_tables
+from fsbench.results.ground_truth import ground_truth_tables, write_recovery_tables
 from fsbench.results.helps import relative_error, vs_all_per_dataset, wins_ties_losses
 from fsbench.results.loading import ResultSet, load_result_sets
 from fsbench.results.pairing import fraction_rows
 from fsbench.results.pooling import pool_result_sets
-from fsbench.results.posthoc import control_comparisons, not_worse_sets, rank_bootstrap
+from fsbench.results.posthoc import control_comparisons, not_worse_sets, order_agreement, rank_bootstrap
 from fsbench.results.schema import BASELINE
 from fsbench.results.similarity import cluster_order, plot_similarity, ranking_similarity
 from fsbench.results.stability import stability_table
 from fsbench.results.stats_compare import plot_cd_diagram
 from fsbench.results.tables import md_table, save_figure, write_table
+from fsbench.results.tracks import (
+    EVALUATOR,
+    evaluator_comparisons,
+    evaluator_table,
+    grid,
+    group_by_track,
+    group_column,
+    rank_cost_front,
+    recommendations,
+    s_scheme,
+)
 
 #: The page's title and sections (no paper values: the layout lives here, fsbench.papers.folder).
 REPORT = {
@@ -755,15 +766,300 @@ def similarity_section(ctx: ReportContext, sets: list[ResultSet], out: Path) -> 
     return lines
 
 
-def sections(ctx: ReportContext) -> list[str]:
-    """Every analysis of the benchmark, as Markdown lines; tables and figures under ``<results>/analysis``."""
-    parts = [s for s in load_result_sets([ctx.results_dir]) if "diagnostic" not in s.results.columns]
-    if not parts:
-        return ["The benchmark has not been run yet (no results.csv).", ""]
-    # the benchmark and any config run beside it with `base: benchmark.yaml` (a selector of one's own):
-    # the same splits, so one experiment (checked on split_seed; notes.md, "Your own selector")
-    sets = [pool_result_sets(parts, "benchmark")]
-    out = ctx.results_dir / OUT
+def _demote(lines: list[str]) -> list[str]:
+    """Headings one level down (a track's sections under its own heading)."""
+    return [f"#{ln}" if ln.startswith("#") else ln for ln in lines]
+
+
+def _group(by: str, v: float) -> str:
+    return f"{_frac(v)} of D" if by == "fraction" else f"S = {int(v)}"
+
+
+def _secs(t: float) -> str:
+    return "–" if t != t else f"{t:.3g} s"
+
+
+def tracks_intro(tracks: dict[str, list[ResultSet]]) -> list[str]:
+    """What each track is, counted from its directories: scheme of S, datasets, result directories."""
+    rows = []
+    for name, parts in tracks.items():
+        scheme = s_scheme(parts[0])
+        values = grid(parts)
+        at = (
+            ", ".join(_frac(v) for v in values)
+            if scheme == "fraction"
+            else ", ".join(str(int(v)) for v in values)
+        )
+        datasets = {str(d) for rs in parts for d in rs.results["dataset"].unique()}
+        rows.append(
+            [
+                name,
+                "fractions of D" if scheme == "fraction" else "absolute S",
+                at,
+                str(len(datasets)),
+                ", ".join(f"`{rs.source}`" for rs in parts),
+            ]
+        )
+    return [
+        "## Tracks",
+        "",
+        f"The results hold {len(tracks)} tracks, told apart by their run's config name. Each track is "
+        "analysed on its own: its statistics pool only its own datasets, never another track's. On a track "
+        "whose S are fractions of D, one block of a test is a dataset at the S the fraction resolves to; on "
+        "a track with an absolute grid of S, one block is a dataset at that S.",
+        "",
+        md_table(["track", "S", "grid", "datasets", "result directories"], rows),
+        "",
+    ]
+
+
+def evaluator_section(
+    ctx: ReportContext, comps: pd.DataFrame, skipped: list[str], by: str, out: Path
+) -> list[str]:
+    """Headline (Holm vs the control) and average ranks per evaluator, and how far the order depends on it."""
+    lines = ["## Per evaluator", ""]
+    if comps.empty:
+        return [*lines, "Nothing to compare yet.", "", *(f"- {s}" for s in skipped)]
+    evaluators = sorted(comps[EVALUATOR].unique())
+    write_table(
+        comps,
+        out / "evaluator_comparisons",
+        "Every selector against the best-ranked one, per evaluator",
+        f"Wilcoxon signed-rank and rank z-test against the control, Holm over k - 1 (alpha = {ALPHA}), per "
+        f"{by} and evaluator.",
+    )
+    heads = not_worse_sets(comps, by=[by, EVALUATOR])
+    rows = [
+        [
+            _group(by, r[by]),
+            r[EVALUATOR],
+            str(r["n_blocks"]),
+            str(r["k"]),
+            r["control"],
+            f"{r['n_not_worse']}: {r['not_worse']}",
+            r["worse"] or "none",
+        ]
+        for _, r in heads.iterrows()
+    ]
+    piv = comps.groupby(["selector", EVALUATOR])["average_rank"].mean().unstack(EVALUATOR)
+    piv = piv.loc[piv.mean(axis=1).sort_values(kind="stable").index]
+    rank_rows = [[sel, *(f"{v:.2f}" if v == v else "" for v in r)] for sel, r in piv.iterrows()]
+    lines += [
+        f"The evaluators ({', '.join(evaluators)}) score the same top-S subsets: no selector reselects for "
+        "another learner. For each evaluator and each "
+        f"{'fraction of D' if by == 'fraction' else 'S'} the headline's test is repeated: the selector with "
+        "the best average rank over the datasets is the control, every other one is compared with it by the "
+        f"Wilcoxon signed-rank test, Holm over the k − 1 comparisons (alpha = {ALPHA}). Every comparison: "
+        f"[`evaluator_comparisons.csv`]({ctx.rel(out / 'evaluator_comparisons.csv')}).",
+        "",
+        md_table(
+            [
+                "S",
+                "evaluator",
+                "datasets",
+                "k",
+                "control (best average rank)",
+                "not significantly worse",
+                "significantly worse",
+            ],
+            rows,
+        ),
+        "",
+        *(f"- not compared: {s}" for s in skipped),
+        *([""] if skipped else []),
+        f"Average rank per evaluator, the mean over the {'fractions of D' if by == 'fraction' else 'S'}:",
+        "",
+        md_table(["selector", *piv.columns], rank_rows),
+        "",
+    ]
+    if len(evaluators) < 2:
+        return lines
+    agree = order_agreement(comps, evaluator=EVALUATOR, by=by)
+    write_table(
+        agree,
+        out / "evaluator_agreement",
+        "Agreement of the evaluators' selector orders",
+        "Kendall tau_b and Spearman rho between the average-rank orders of two evaluators, per group.",
+    )
+    values = sorted(agree[by].unique())
+    cell = {(r.evaluator_a, r.evaluator_b, getattr(r, by)): r for r in agree.itertuples(index=False)}
+    pairs = list(dict.fromkeys(zip(agree["evaluator_a"], agree["evaluator_b"])))
+    body = []
+    for a, b in pairs:
+        cells = []
+        for v in values:
+            r = cell.get((a, b, v))
+            cells.append("" if r is None else f"{r.kendall_tau:.2f} / {r.spearman_rho:.2f}")
+        body.append([f"{a} vs {b}", *cells])
+    low = agree.loc[agree["kendall_tau"].idxmin()] if agree["kendall_tau"].notna().any() else None
+    lines += [
+        "### How far the selectors' order depends on the evaluator",
+        "",
+        "Kendall's τ_b / Spearman's ρ between two evaluators' orders of the selectors by average rank (1 = "
+        "the same order, −1 the reverse), over the selectors both rank. "
+        + (
+            f"The lowest τ: {low['kendall_tau']:.2f}, {low['evaluator_a']} vs {low['evaluator_b']} at "
+            f"{_group(by, low[by])}. "
+            if low is not None
+            else ""
+        )
+        + f"With p-values: [`evaluator_agreement.csv`]({ctx.rel(out / 'evaluator_agreement.csv')}).",
+        "",
+        md_table(["evaluators", *(_group(by, v) for v in values)], body),
+        "",
+    ]
+    return lines
+
+
+def recommendation_section(
+    ctx: ReportContext, comps: pd.DataFrame, parts: list[ResultSet], by: str, out: Path
+) -> list[str]:
+    """Which selectors to use, from the numbers: per evaluator and group, the best-ranked selector and those
+    not significantly worse than it, with their selection cost; the Pareto front of rank against cost."""
+    lines = ["## Recommendation", ""]
+    if comps.empty:
+        return [*lines, "Nothing to compare yet.", ""]
+    rec = recommendations(comps, parts, by)
+    front = rank_cost_front(comps, parts)
+    write_table(
+        rec,
+        out / "recommendations",
+        "The selectors not significantly worse than the best-ranked one, with their cost",
+        f"Wilcoxon signed-rank against the control, Holm over k - 1 (alpha = {ALPHA}); median fit CPU "
+        "seconds over every task of the track.",
+    )
+    write_table(
+        front,
+        out / "rank_cost_front",
+        "Average rank against selection cost, per evaluator",
+        "mean_average_rank: mean over the groups; pareto: no selector both as cheap and as well ranked.",
+    )
+    lines += [
+        "Generated from the tests above: at each "
+        f"{'fraction of D' if by == 'fraction' else 'S'} and for each evaluator, the selector with the "
+        "best average rank, and those the data cannot separate from it (not significantly worse, Wilcoxon "
+        f"with Holm over k − 1, alpha = {ALPHA}), each with its median CPU seconds per selection fit. "
+        f"Tables: [`recommendations.csv`]({ctx.rel(out / 'recommendations.csv')}), "
+        f"[`rank_cost_front.csv`]({ctx.rel(out / 'rank_cost_front.csv')}).",
+        "",
+    ]
+    for ev, g in rec.groupby(EVALUATOR, sort=True):
+        lines += [f"**{ev}**", ""]
+        for v, h in g.groupby(by, sort=True):
+            top = h[h["is_control"]].iloc[0]
+            others = h[~h["is_control"]]
+            cheap = h[h["cheapest"]]["selector"].tolist()
+            text = (
+                f"- {_group(by, v)}: **{top['selector']}** ranks best (average rank "
+                f"{top['average_rank']:.2f} over {int(top['n_blocks'])} datasets, k = {int(top['k'])}; "
+                f"{_secs(top[f'median_{TIME}'])} per fit); "
+            )
+            if others.empty:
+                text += "every other selector is significantly worse."
+            else:
+                named = ", ".join(
+                    f"{r.selector} ({r.average_rank:.2f}; {_secs(getattr(r, f'median_{TIME}'))})"
+                    for r in others.itertuples(index=False)
+                )
+                text += (
+                    f"not significantly worse: {named}. The cheapest of these {len(h)}: {', '.join(cheap)}."
+                )
+            lines.append(text)
+        f = front[(front[EVALUATOR] == ev) & front["pareto"]]
+        named = ", ".join(
+            f"{r.selector} (rank {r.mean_average_rank:.2f}, {_secs(getattr(r, f'median_{TIME}'))})"
+            for r in f.sort_values(f"median_{TIME}", kind="stable").itertuples(index=False)
+        )
+        lines += [
+            f"- Pareto front of mean average rank against median fit CPU time, cheapest first: {named}.",
+            "",
+        ]
+    return lines
+
+
+#: Rows of the who-finds summary shown per scenario (the full table is linked).
+WHO_TOP = 3
+
+
+def recovery_section(ctx: ReportContext, parts: list[ResultSet], out: Path) -> list[str]:
+    """Who finds the known relevant set on each scenario: a summary, the full tables linked."""
+    lines = ["## Ground truth: who finds the relevant features", ""]
+    files = write_recovery_tables(parts, out)
+    if not files:
+        return [*lines, "No dataset with known relevant features.", ""]
+    who = pd.read_csv(out / "recovery_who_finds.csv")
+    rows = []
+    for ds, g in who.groupby("dataset", sort=True):
+        g = g.reset_index(drop=True)  # best first (who_finds_table's order)
+        top = ", ".join(
+            f"{r.selector} ({r.exact}/{r.repeats}, recall {r.recall_at_r:.2f})"
+            for r in g.head(WHO_TOP).itertuples(index=False)
+        )
+        beyond = int((g["p_chance"] < ALPHA).sum())
+        every = int((g["exact_rate"] == 1).sum())
+        rows.append(
+            [
+                ds,
+                str(int(g["D"].iloc[0])),
+                str(int(g["relevant"].iloc[0])),
+                top,
+                f"{beyond}/{len(g)}",
+                str(every),
+            ]
+        )
+    lines += [
+        "On the generated datasets the relevant set R is known. Per scenario: the "
+        f"{WHO_TOP} selectors that recover R best (exact recovery: splits whose top r = |R| features are "
+        "exactly R; recall at r: mean share of R in the top r), how many selectors find R beyond chance "
+        f"(exact one-sided p < {ALPHA} of the hits at S = r against a random ranking) and how many recover R "
+        "exactly in every split. Every selector, with intervals: "
+        f"[`recovery.md`]({ctx.rel(out / 'recovery.md')}), "
+        f"[`recovery_who_finds.csv`]({ctx.rel(out / 'recovery_who_finds.csv')}); per S: "
+        f"[`recovery.csv`]({ctx.rel(out / 'recovery.csv')}).",
+        "",
+        md_table(
+            ["scenario", "D", "relevant", "best (exact, recall at r)", "beyond chance", "exact every split"],
+            rows,
+        ),
+        "",
+    ]
+    return lines
+
+
+def track_sections(ctx: ReportContext, name: str, parts: list[ResultSet], out: Path) -> list[str]:
+    """One track: the analyses at fractions of D (fraction tracks), per evaluator, the recommendation and,
+    on an absolute grid of S, the ground truth of its scenarios."""
+    scheme = s_scheme(parts[0])
+    by = group_column(scheme)
+    out.mkdir(parents=True, exist_ok=True)
+    body = fraction_track(ctx, parts, out, name) if scheme == "fraction" else []
+    table = evaluator_table(parts, scheme, grid(parts))
+    comps, skipped = (
+        evaluator_comparisons(table, by, alpha=ALPHA) if not table.empty else (pd.DataFrame(), [])
+    )
+    body += evaluator_section(ctx, comps, skipped, by, out)
+    body += recommendation_section(ctx, comps, parts, by, out)
+    if scheme == "absolute":
+        body += recovery_section(ctx, parts, out)
+    what = (
+        "S as fractions of D: the analyses below are those of the fractions of D"
+        if scheme == "fraction"
+        else "S on an absolute grid: every test below has one block per dataset at each S"
+    )
+    return [
+        f"## Track `{name}`",
+        "",
+        f"{what}; only this track's result directories are pooled.",
+        "",
+        *_demote(body),
+    ]
+
+
+def fraction_track(ctx: ReportContext, parts: list[ResultSet], out: Path, source: str) -> list[str]:
+    """The analyses at fractions of D of one track's result directories (pooled as ``source``)."""
+    # the track and any config run beside it with its base (a selector of one's own): the same splits, so
+    # one experiment (checked on split_seed; notes.md, "Your own selector")
+    sets = [pool_result_sets(parts, source)]
     out.mkdir(parents=True, exist_ok=True)
     fractions = fraction_grid(sets)
     # a selector without results on some dataset would drop that dataset for all: compared without it
@@ -773,7 +1069,7 @@ def sections(ctx: ReportContext) -> list[str]:
     table = long_table(sets, fractions, complete if missing else None)
     left_out = [
         f"- `{sel}` has no finished task on {', '.join(ds)}: left out of the comparisons (its tables "
-        "in `benchmark/` keep what it did)."
+        f"in `{source}/` keep what it did)."
         for sel, ds in missing.items()
     ]
     head, control = headline(ctx, fcs, table, out)
@@ -793,3 +1089,22 @@ def sections(ctx: ReportContext) -> list[str]:
         *ground_truth_section(ctx, sets, out),
         *similarity_section(ctx, sets, out),
     ]
+
+
+def sections(ctx: ReportContext) -> list[str]:
+    """Every analysis of the benchmark, as Markdown lines; tables and figures under ``<results>/analysis``.
+
+    The result directories are grouped by track (their run's config name); each track's statistics pool
+    only its own directories. A folder holding only the benchmark's first run gives its page as before.
+    """
+    parts = [s for s in load_result_sets([ctx.results_dir]) if "diagnostic" not in s.results.columns]
+    if not parts:
+        return ["The benchmark has not been run yet (no results.csv).", ""]
+    out = ctx.results_dir / OUT
+    tracks = group_by_track(parts)
+    if list(tracks) == ["benchmark"]:
+        return fraction_track(ctx, parts, out, "benchmark")
+    lines = tracks_intro(tracks)
+    for name, tparts in tracks.items():
+        lines += track_sections(ctx, name, tparts, out if name == "benchmark" else out / name)
+    return lines
