@@ -550,7 +550,9 @@ def plot(
     except PlotError as exc:
         _fail(str(exc))
     if not written:
-        _fail(f"no results.csv found under {', '.join(map(str, results_dirs))}")
+        from fsbench.results.loading import no_results_message
+
+        _fail(no_results_message(results_dirs))
     for path in written:
         typer.echo(str(path))
 
@@ -646,10 +648,10 @@ def _write_plain_report(results_dir: Path, target, allow_incomplete: bool, html_
     if not allow_incomplete:
         partial = unfinished_runs(results_dir)
         if partial:
-            d, done, total = partial[0]
             more = f" (and {len(partial) - 1} more)" if len(partial) > 1 else ""
             _fail(
-                f"{d}: the run has not finished ({done} of {total} tasks){more}; rerun it to finish, "
+                f"{partial[0].path}: the run has not finished ({partial[0].describe()}){more}; rerun it to "
+                "finish, "
                 "or pass --allow-incomplete for a partial report"
             )
     try:

@@ -523,23 +523,38 @@ def plot_results(
         # only the columns drawn and tabulated: lighter filters here, lighter frames to the workers
         df = select_selectors(df, selectors)
         df = df[[c for c in FIGURE_COLUMNS if c in df.columns]]
-        work.append((d, df, Path(out) / d.name if out is not None else d / "plots", bands))
+        target = Path(out) / d.name if out is not None else d / "plots"
+        work.append((d, df, target, bands, partial_note(d)))
     if jobs > 1 and len(work) > 1:
         # workers that end with this process (no orphan after a kill -9), results in order as they come
         drawn = worker_pool(jobs).map(_draw_dir, *zip(*work))
     else:
         drawn = (_draw_dir(*w) for w in work)
     written: list[Path] = []
-    for i, ((d, *_), (files, n_figures)) in enumerate(zip(work, drawn, strict=True), 1):
+    for i, ((d, *_, note), (files, n_figures)) in enumerate(zip(work, drawn, strict=True), 1):
         written += files
         if progress is not None:
             name = "/".join(d.resolve().parts[-2:])
-            progress(f"[{i}/{len(work)}] {name} ... {n_figures} figure{'s' if n_figures != 1 else ''}")
+            flag = f" ({note})" if note else ""
+            progress(f"[{i}/{len(work)}] {name} ... {n_figures} figure{'s' if n_figures != 1 else ''}{flag}")
     return written
 
 
-def _draw_dir(d: Path, df: pd.DataFrame, target: Path, bands: bool | None) -> tuple[list[Path], int]:
-    """The figures and CPU-time tables of one result directory's (selected) rows: files, figure count."""
+def partial_note(d: Path) -> str | None:
+    """``"partial run: N of M tasks"`` when the run in ``d`` has not finished all its tasks (its tables
+    then hold only the saved tasks), else None (:func:`fsbench.run.store.run_state`)."""
+    from fsbench.run.store import run_state  # the task store's reader: only needed here
+
+    state = run_state(d)
+    return f"partial run: {state.describe()}" if state is not None and state.partial else None
+
+
+def _draw_dir(
+    d: Path, df: pd.DataFrame, target: Path, bands: bool | None, note: str | None = None
+) -> tuple[list[Path], int]:
+    """The figures and CPU-time tables of one result directory's (selected) rows: files, figure count.
+    With ``note`` (:func:`partial_note`), every figure carries it in red in its bottom-left corner, so a
+    figure of an unfinished run cannot pass for the finished one."""
     if df.empty:
         return [], 0
     rankings = read_rankings(d / "rankings.csv") if (d / "rankings.csv").is_file() else None
@@ -550,6 +565,8 @@ def _draw_dir(d: Path, df: pd.DataFrame, target: Path, bands: bool | None) -> tu
     for stem, fig in experiment_figures(
         df, bands, transformers=transformer_labels(rankings), dims=dataset_dims(rankings)
     ):
+        if note:
+            fig.text(0.005, 0.005, note, ha="left", va="bottom", fontsize=8, color="red")
         written += _save(fig, target / stem)
         n_figures += 1
     return written + _cpu_tables(df, target), n_figures

@@ -28,7 +28,14 @@ from fsbench.papers.page import analysis_section, runs_table
 from fsbench.papers.render import paper_sections
 from fsbench.papers.values import PAPER_VALUES
 from fsbench.plots import plot_results
-from fsbench.results.loading import find_result_dirs, is_diagnostic, load_rows, read_results, read_run
+from fsbench.results.loading import (
+    find_result_dirs,
+    is_diagnostic,
+    load_rows,
+    no_results_message,
+    read_results,
+    read_run,
+)
 from fsbench.results.schema import BASELINE
 from fsbench.results.tables import md_table
 from fsbench.results.ties import at_resolution
@@ -190,6 +197,25 @@ def _ranks_lines(frames: list[pd.DataFrame]) -> list[str]:
     ]
 
 
+def partial_lines(results_dir: Path, root: Path) -> list[str]:
+    """A warning line per run under ``results_dir`` that has not finished all its tasks (``fsbench report
+    --allow-incomplete``): its tables hold only the saved tasks. Empty for finished runs, so their reports
+    are unchanged."""
+    from fsbench.run.engine import unfinished_runs  # the run engine only for this check
+
+    lines = []
+    for run in unfinished_runs(results_dir):
+        try:
+            where = run.path.relative_to(root).as_posix() or "."
+        except ValueError:
+            where = run.path.as_posix()
+        lines.append(
+            f"> **Partial results**: `{where}`: the run has not finished ({run.describe()}); its tables and "
+            "figures hold only the saved tasks."
+        )
+    return [*lines, ""] if lines else []
+
+
 def write_report(
     results_dir: Path, paper_dir: Path | str | PaperFolder | None = None, out: Path | None = None
 ) -> Path:
@@ -227,7 +253,7 @@ def write_report(
         paper = PaperFolder.open(paper_dir)
     title, layout = report_layout(paper)
     if not find_result_dirs([results_dir]):
-        raise FileNotFoundError(f"no results.csv under {results_dir}")
+        raise FileNotFoundError(no_results_message([results_dir]))
     out = Path(out) if out is not None else results_dir / "REPORT.md"
     out.parent.mkdir(parents=True, exist_ok=True)
     root = out.parent
@@ -268,6 +294,7 @@ def write_report(
         return analysis_section(results_dir, root)  # "analysis": stability and ground truth
 
     lines = [f"# {title.replace('{results}', results_dir.name)}", ""]
+    lines += partial_lines(results_dir, root)
     for name in layout:
         lines += section(name)
     out.write_text("\n".join(lines) + "\n")

@@ -32,7 +32,7 @@ import pandas as pd
 
 from fsbench.results.ground_truth import ground_truth_tables, plot_ground_truth
 from fsbench.results.html import Image, Provenance, Section, write_html
-from fsbench.results.loading import ResultSet, load_result_sets
+from fsbench.results.loading import ResultSet, load_result_sets, no_results_message
 from fsbench.results.pooling import PoolError, pool_result_sets
 from fsbench.results.similarity import cluster_order, plot_similarity, ranking_similarity
 from fsbench.results.stability import plot_error_vs_stability, stability_table
@@ -141,8 +141,7 @@ def _p(p: float) -> str:
 def _omnibus(fr: FriedmanResult) -> str:
     """Friedman and Iman–Davenport in one line: no infinite F_F, no p-value where it is withheld."""
     ff = (
-        "Iman-Davenport F_F undefined: every block ranks the selectors identically "
-        "(chi2_F = N(k-1))"
+        "Iman-Davenport F_F undefined: every block ranks the selectors identically (chi2_F = N(k-1))"
         if fr.identical_rankings
         else f"Iman-Davenport F_F = {fr.ff:.3f} (df {fr.df_num}, {fr.df_den}), p = {_p(fr.p_ff)}"
     )
@@ -377,7 +376,7 @@ def run_compare(
     """
     sets = load_result_sets(paths)
     if not sets:
-        raise CompareError(f"no results.csv found under {', '.join(map(str, paths))}")
+        raise CompareError(no_results_message(paths))
     if pool:
         try:
             sets = [pool_result_sets(sets)]

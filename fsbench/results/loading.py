@@ -291,3 +291,29 @@ def load_result_sets(paths: Iterable[Path | str]) -> list[ResultSet]:
                 df.insert(0, "source", source)
         sets.append(ResultSet(path=d, source=source, results=results, rankings=rankings, run=run))
     return sets
+
+
+def no_results_message(paths: Iterable[Path | str]) -> str:
+    """Why ``paths`` hold no ``results.csv``, for ``fsbench plot`` / ``compare`` / ``report``: when a run
+    was interrupted before it first wrote its tables, its finished tasks are still in ``tasks/``, and the
+    message says how many and how to get the tables (:func:`fsbench.run.store.run_state`)."""
+    from fsbench.run.store import run_state  # the task store's reader: only for this message
+
+    paths = [Path(p) for p in paths]
+    message = f"no results.csv found under {', '.join(map(str, paths))}"
+    runs: list[Path] = []
+    for p in paths:
+        if (p / "run.json").is_file() or (p / "tasks").is_dir():
+            runs.append(p)
+        elif p.is_dir():
+            runs += sorted({f.parent for f in p.rglob("run.json")} | {f.parent for f in p.rglob("tasks")})
+    for d in runs:
+        state = run_state(d)
+        if state is None or state.n_done == 0 or (d / "results.csv").is_file():
+            continue
+        message += (
+            f"; {d} holds {state.n_done} finished task file(s) of an unfinished run ({state.describe()}), "
+            "interrupted before its tables were written: run the same `fsbench run` command to resume it "
+            "(the tables are rewritten as it goes and when it stops, Ctrl-C included)"
+        )
+    return message

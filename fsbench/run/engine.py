@@ -51,7 +51,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from fsbench.algorithms.registry import resolve
 from fsbench.config import Experiment
@@ -71,7 +71,15 @@ from fsbench.run.errors import RunError
 from fsbench.run.lock import RunLock
 from fsbench.run.plan import expand, plugin_sources, validate
 from fsbench.run.provenance import _now, git_commit, package_versions
-from fsbench.run.store import TaskStore, atomic_write, read_task_file, tasks_in_tables, write_tables
+from fsbench.run.store import (
+    RunState,
+    TaskStore,
+    atomic_write,
+    read_task_file,
+    run_state,
+    tasks_in_tables,
+    write_tables,
+)
 from fsbench.run.workers import sigterm_as_interrupt
 
 
@@ -440,6 +448,9 @@ def run_experiment(
             if skipped == 0:
                 info["commits"] = [commit]  # no earlier row survives
             info["code"] = code_record(previous if skipped else None, commit, now)
+            # the plan, recorded before the first task: an interrupted run never writes its final counts,
+            # and `fsbench report` / `plot` then say "N of M tasks" from this and the task store
+            info["n_tasks"] = len(tasks)
             atomic_write(out / "run.json", json.dumps(info, indent=2, default=str))
             if progress:
                 progress(skipped, len(tasks))
@@ -467,6 +478,12 @@ def run_experiment(
                             if time.monotonic() - last_flush > flush_seconds:
                                 write_tables(out, tasks, store)
                                 last_flush = time.monotonic()
+                except KeyboardInterrupt:
+                    # Ctrl-C or SIGTERM (sigterm_as_interrupt): the tables are rewritten from the store, so
+                    # that after any exit results.csv / rankings.csv hold exactly the saved tasks (the last
+                    # periodic flush may be up to flush_seconds old)
+                    write_tables(out, tasks, store)
+                    raise
                 except Exception as exc:
                     # The cluster went away, or worker processes cannot be started: a task's own error or
                     # a dead worker is recorded as that task's failure and never reaches this point.
@@ -486,23 +503,36 @@ def run_experiment(
             lock.release()
 
 
-def unfinished_runs(root: Path) -> list[tuple[Path, int, int]]:
-    """Run directories at or under ``root`` whose ``run.json`` says the run has not finished all its tasks:
-    (directory, tasks done, tasks in all). A report built from them would replace complete committed tables
-    and reports by partial ones, so ``fsbench report`` refuses them unless told otherwise."""
+class UnfinishedRun(NamedTuple):
+    """An unfinished run: its directory, finished tasks and planned tasks (None: never recorded)."""
+
+    path: Path
+    done: int
+    total: int | None
+
+    def describe(self) -> str:
+        """``"N of M tasks"``, as :meth:`fsbench.run.store.RunState.describe`."""
+        return RunState(self.done, self.total, False).describe()
+
+
+def unfinished_runs(root: Path) -> list[UnfinishedRun]:
+    """Run directories at or under ``root`` whose run has not finished all its tasks: (directory, tasks
+    done, tasks planned), from :func:`fsbench.run.store.run_state` (an interrupted run's counts come from
+    its task store and the plan ``run.json`` records at the start). A report
+    built from them would replace complete committed tables and reports by partial ones, so ``fsbench
+    report`` refuses them unless told otherwise."""
     out = []
     root = Path(root)
     for rj in sorted([root / "run.json"] if (root / "run.json").exists() else root.rglob("run.json")):
         try:
             info = json.loads(rj.read_text())
         except (OSError, ValueError):
-            out.append((rj.parent, 0, -1))
-            continue
-        if "config_hash" not in info:  # not an fsbench run (e.g. an old script's provenance file)
-            continue
-        done, total = info.get("n_done"), info.get("n_tasks")
-        if info.get("finished") is None or done is None or total is None or done < total:
-            out.append((rj.parent, int(done or 0), int(total if total is not None else -1)))
+            info = {"config_hash": None}  # unreadable: reported, with what its task store holds
+        if not isinstance(info, dict) or "config_hash" not in info:
+            continue  # not an fsbench run (e.g. an old script's provenance file)
+        state = run_state(rj.parent) or RunState(0, None, False)
+        if state.partial:
+            out.append(UnfinishedRun(rj.parent, state.n_done, state.n_tasks))
     return out
 
 

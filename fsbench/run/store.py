@@ -11,6 +11,7 @@ import io
 import json
 import os
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -197,3 +198,72 @@ def write_tables(out: Path, tasks: list[Task], store: TaskStore) -> tuple[int, i
     atomic_write(out / "results.csv", _csv_text(rows, RESULT_COLUMNS))
     atomic_write(out / "rankings.csv", _csv_text(ranks, RANKING_COLUMNS))
     return done, failed
+
+
+@dataclass(frozen=True)
+class RunState:
+    """How far the run in one output directory got (:func:`run_state`)."""
+
+    #: finished tasks (ok or failed): valid task files, or, with none, the tasks the tables hold
+    n_done: int
+    #: tasks the run planned (``run.json``'s ``n_tasks``); None where it was never recorded
+    n_tasks: int | None
+    #: ``run.json`` records the end of a run
+    finished: bool
+
+    @property
+    def partial(self) -> bool:
+        """The run has not finished all its planned tasks (an unknown plan counts as unfinished)."""
+        return not self.finished or self.n_tasks is None or self.n_done < self.n_tasks
+
+    def describe(self) -> str:
+        """``"N of M tasks"`` (``"N tasks of an unknown total"`` when the plan was never recorded)."""
+        if self.n_tasks is None:
+            return f"{self.n_done} tasks of an unknown total"
+        return f"{self.n_done} of {self.n_tasks} tasks"
+
+
+def count_task_files(root: Path) -> int:
+    """Valid task files under ``root/tasks`` (read only: a corrupt one is not counted, not deleted)."""
+    n = 0
+    for path in Path(root, "tasks").glob("*.json"):
+        try:
+            read_task_file(path, path.stem)
+        except (FileNotFoundError, ValueError):
+            continue
+        n += 1
+    return n
+
+
+def _tasks_in_results(root: Path) -> int:
+    path = Path(root) / "results.csv"
+    if not path.is_file():
+        return 0
+    with path.open(newline="") as fh:
+        return len({r.get("task_id") for r in csv.DictReader(fh)} - {None, ""})
+
+
+def run_state(root: Path) -> RunState | None:
+    """The state of the run in ``root``; None when ``root`` holds no fsbench run (no ``run.json`` with a
+    config hash, no task file). Read only.
+
+    A finished run's counts are ``run.json``'s. An unfinished one (interrupted: Ctrl-C, SIGTERM, kill -9)
+    never wrote its final counts, so they are taken from its task store, which is written task by task:
+    the valid task files, else (a fresh clone: no task files) the tasks in ``results.csv``. Its planned
+    task count is the ``n_tasks`` that :func:`fsbench.run.engine.run_experiment` records at the start.
+    """
+    root = Path(root)
+    info: dict | None = None
+    with contextlib.suppress(OSError, ValueError):
+        info = json.loads((root / "run.json").read_text())
+    if not isinstance(info, dict) or "config_hash" not in info:
+        info = None  # absent, unreadable, or not an fsbench run (e.g. an old script's provenance file)
+    total = info.get("n_tasks") if info else None
+    total = int(total) if isinstance(total, int) else None
+    if info and info.get("finished") is not None and info.get("n_done") is not None:
+        # finished: run.json's counts, without checksumming every task file of a large run
+        return RunState(int(info["n_done"]), total, True)
+    n_files = count_task_files(root)
+    if info is None and n_files == 0:
+        return None
+    return RunState(n_files or _tasks_in_results(root), total, False)
