@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import copy
 import math
+from difflib import get_close_matches
 from pathlib import Path
 from typing import Any
 
@@ -207,7 +208,5 @@ def read_config(path: str | Path) -> dict[str, Any]:
 def did_you_mean(name: str, choices) -> str:
     """``did you mean 'x'?`` (or ``'x', 'y'``) for the choices close to a mistyped ``name``; ``""`` if none
     (one-line error messages: the CLI's unknown selector, dataset or command)."""
-    from difflib import get_close_matches
-
     close = get_close_matches(str(name), [str(c) for c in choices], n=3, cutoff=0.6)
     return f"did you mean {', '.join(repr(c) for c in close)}?" if close else ""
