@@ -103,6 +103,77 @@ def plot_accuracy_vs_time(
 ) -> list[Path]:
     """Scatter of accuracy (y, lower is better) against median selection time (x, log scale), the Pareto
     front as a step line through its points, every selector labelled; writes ``path`` (.png and .pdf)."""
+    return save_figure(figure_accuracy_vs_time(table, accuracy, title), path)
+
+
+#: Where a point's label may go, in order of preference: (dx, dy) in points from the point, and its
+#: alignment; the first that touches no other label, point or the legend is taken.
+_LABEL_SPOTS = [
+    (dx * r, dy * r, ha, va)
+    for r in (1, 2, 3)
+    for dx, dy, ha, va in (
+        (5, 2, "left", "bottom"),
+        (5, -2, "left", "top"),
+        (-5, 2, "right", "bottom"),
+        (-5, -2, "right", "top"),
+        (0, 6, "center", "bottom"),
+        (0, -6, "center", "top"),
+    )
+]
+
+
+def _place_labels(ax, xs: np.ndarray, ys: np.ndarray, names, fontsize: float = 7) -> list:
+    """Label every point where its text overlaps no label placed before it, no point and not the legend
+    (greedy, :data:`_LABEL_SPOTS` in order; the least overlapping spot when none is free)."""
+    fig = ax.figure
+    renderer = fig.canvas.get_renderer()
+    pts = ax.transData.transform(np.column_stack([xs, ys]))
+    r = 4 * fig.dpi / 72  # a marker's half-width in pixels
+    obstacles = [(px - r, py - r, px + r, py + r) for px, py in pts]
+    legend = ax.get_legend()
+    if legend is not None:
+        e = legend.get_window_extent(renderer)
+        obstacles.append((e.x0, e.y0, e.x1, e.y1))
+    box = ax.get_window_extent(renderer)
+
+    def overlap(a, b) -> float:
+        w = min(a[2], b[2]) - max(a[0], b[0])
+        h = min(a[3], b[3]) - max(a[1], b[1])
+        return w * h if w > 0 and h > 0 else 0.0
+
+    texts = []
+    for i, (xi, yi, name) in enumerate(zip(xs, ys, names)):
+        best = None
+        for dx, dy, ha, va in _LABEL_SPOTS:
+            t = ax.annotate(
+                str(name),
+                (xi, yi),
+                xytext=(dx, dy),
+                textcoords="offset points",
+                fontsize=fontsize,
+                ha=ha,
+                va=va,
+            )
+            e = t.get_window_extent(renderer)
+            ext = (e.x0, e.y0, e.x1, e.y1)
+            outside = (ext[0] < box.x0) + (ext[2] > box.x1) + (ext[1] < box.y0) + (ext[3] > box.y1)
+            cost = sum(overlap(ext, o) for j, o in enumerate(obstacles) if j != i) + 1e6 * outside
+            if best is None or cost < best[0]:
+                if best is not None:
+                    best[1].remove()
+                best = (cost, t, ext)
+            else:
+                t.remove()
+            if cost == 0:
+                break
+        texts.append(best[1])
+        obstacles.append(best[2])
+    return texts
+
+
+def figure_accuracy_vs_time(table: pd.DataFrame, accuracy: str = "average_rank", title: str = ""):
+    """The figure of :func:`plot_accuracy_vs_time` (not saved, not closed); the selectors' names are placed
+    so that they overlap neither one another nor the points (:func:`_place_labels`)."""
     # function-level: matplotlib loads only when a figure is drawn (not for tables or the console report)
     import matplotlib.pyplot as plt
 
@@ -121,8 +192,6 @@ def plot_accuracy_vs_time(
         fx, fy = xs[front][order], y[front][order]
         if len(fx) > 1:
             ax.step(fx, fy, where="post", color="C3", lw=1, alpha=0.7)
-        for xi, yi, name in zip(xs, y, table["selector"]):
-            ax.annotate(str(name), (xi, yi), xytext=(4, 3), textcoords="offset points", fontsize=7)
         ax.set_xscale("log")
         ax.set_xlabel(f"median selection time per fit (CPU s, {TIME}; log scale)")
         ax.set_ylabel(accuracy.replace("_", " ") + " (lower is better)")
@@ -130,7 +199,11 @@ def plot_accuracy_vs_time(
         ax.legend(fontsize=8, loc="upper right")
         if title:
             ax.set_title(title, fontsize=9)
-        return save_figure(fig, path)
+        ax.margins(x=0.12, y=0.08)  # room for the names of the outermost points
+        ax.set_xlim(ax.get_xlim())  # fixed before the labels are placed in display coordinates
+        ax.set_ylim(ax.get_ylim())
+        _place_labels(ax, xs, y, table["selector"])
+        return fig
     except BaseException:
         plt.close(fig)
         raise

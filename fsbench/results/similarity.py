@@ -118,8 +118,35 @@ def cluster_order(matrix: pd.DataFrame) -> list[str]:
     return [names[i] for i in leaves_list(_linkage(matrix))]
 
 
+#: Largest number of selectors whose heat map prints each cell's value (more cells are too small to read).
+NUMBERS_MAX = 15
+#: Font size (pt) of the cell values.
+NUMBER_SIZE = 8
+
+
+def _cell_text_colour(rgba) -> str:
+    """Black or white, whichever contrasts more with a cell of colour ``rgba`` (WCAG relative luminance:
+    white on dark red or blue, black on the pale middle of the colour map)."""
+    lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgba[:3]]
+    lum = 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+    # contrast with black (lum + 0.05) / 0.05 against white 1.05 / (lum + 0.05): equal at lum ~ 0.179
+    return "black" if (lum + 0.05) / 0.05 >= 1.05 / (lum + 0.05) else "white"
+
+
+def _cell_value(v: float) -> str:
+    """Two decimals without the leading zero (``.95``, ``-.12``; ``1.00``): four characters fit a cell."""
+    text = f"{v:.2f}"
+    return text.replace("0.", ".", 1) if text.lstrip("-").startswith("0.") else text
+
+
 def plot_similarity(matrix: pd.DataFrame, path: Path, title: str = "") -> list[Path]:
     """Clustered heat map of a similarity matrix, with its dendrogram; writes ``path`` (.png and .pdf)."""
+    return save_figure(figure_similarity(matrix, title), path)
+
+
+def figure_similarity(matrix: pd.DataFrame, title: str = ""):
+    """The figure of :func:`plot_similarity` (not saved, not closed): each cell's value printed (up to
+    :data:`NUMBERS_MAX` selectors) at :data:`NUMBER_SIZE` pt, black or white by the cell's luminance."""
     # matplotlib only where a figure is drawn: keeps it out of the start-up of table-only commands
     import matplotlib.pyplot as plt
 
@@ -146,16 +173,25 @@ def plot_similarity(matrix: pd.DataFrame, path: Path, title: str = "") -> list[P
         im = ax.imshow(m, vmin=-1, vmax=1, cmap="RdBu_r", aspect="auto")
         ax.set_xticks(range(n), order, rotation=90)
         ax.set_yticks(range(n), order)
-        if n <= 25:
+        if n <= NUMBERS_MAX:
             for i in range(n):
                 for j in range(n):
                     if np.isfinite(m[i, j]):
-                        ax.text(j, i, f"{m[i, j]:.2f}", ha="center", va="center", fontsize=6)
+                        colour = _cell_text_colour(im.cmap(im.norm(m[i, j])))
+                        ax.text(
+                            j,
+                            i,
+                            _cell_value(m[i, j]),
+                            ha="center",
+                            va="center",
+                            fontsize=NUMBER_SIZE,
+                            color=colour,
+                        )
         cax = fig.add_axes((0.86, 0.12, 0.02, 0.66))
         fig.colorbar(im, cax=cax)
         if title:
             ax_d.set_title(title, fontsize=9)
-        return save_figure(fig, path)
+        return fig
     except BaseException:
         plt.close(fig)
         raise
