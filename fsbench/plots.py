@@ -55,7 +55,7 @@ from fsbench.figure_style import (
 )
 from fsbench.plots_cpu import _cpu_tables, cpu_figures, dataset_dims
 from fsbench.processes import worker_pool
-from fsbench.results.loading import find_result_dirs, is_diagnostic, read_rankings, read_results
+from fsbench.results.loading import find_result_dirs, is_diagnostic, read_rankings, read_results, run_state
 from fsbench.results.schema import BASELINE
 
 #: Default band rule: confidence bands only in figures with at most this many selectors (baseline included).
@@ -542,9 +542,7 @@ def plot_results(
 
 def partial_note(d: Path) -> str | None:
     """``"partial run: N of M tasks"`` when the run in ``d`` has not finished all its tasks (its tables
-    then hold only the saved tasks), else None (:func:`fsbench.run.store.run_state`)."""
-    from fsbench.run.store import run_state  # the task store's reader: only needed here
-
+    then hold only the saved tasks), else None (:func:`fsbench.results.loading.run_state`)."""
     state = run_state(d)
     return f"partial run: {state.describe()}" if state is not None and state.partial else None
 

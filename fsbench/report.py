@@ -33,6 +33,7 @@ from fsbench.results.loading import (
     is_diagnostic,
     load_rows,
     no_results_message,
+    partial_runs,
     read_results,
     read_run,
 )
@@ -201,17 +202,15 @@ def partial_lines(results_dir: Path, root: Path) -> list[str]:
     """A warning line per run under ``results_dir`` that has not finished all its tasks (``fsbench report
     --allow-incomplete``): its tables hold only the saved tasks. Empty for finished runs, so their reports
     are unchanged."""
-    from fsbench.run.engine import unfinished_runs  # the run engine only for this check
-
     lines = []
-    for run in unfinished_runs(results_dir):
+    for path, state in partial_runs(results_dir):
         try:
-            where = run.path.relative_to(root).as_posix() or "."
+            where = path.relative_to(root).as_posix() or "."
         except ValueError:
-            where = run.path.as_posix()
+            where = path.as_posix()
         lines.append(
-            f"> **Partial results**: `{where}`: the run has not finished ({run.describe()}); its tables and "
-            "figures hold only the saved tasks."
+            f"> **Partial results**: `{where}`: the run has not finished ({state.describe()}); its tables "
+            "and figures hold only the saved tasks."
         )
     return [*lines, ""] if lines else []
 
