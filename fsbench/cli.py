@@ -358,10 +358,12 @@ def run(
                 allow_mixed_code=allow_mixed_code,
                 retry_failed=retry_failed,
                 progress=cb,
+                eta=getattr(cb, "eta", None),
             )
         if summary.n_failed:
             failures.append(summary)
         _print_summary(exp.name, summary)
+        _print_error_tables([target])
     for summary in failures:
         typer.echo(_failure_line(summary), err=True)
     if failures:
@@ -414,6 +416,59 @@ def _print_summary(name: str, summary) -> None:
     )
 
 
+#: At most this many S columns (evenly spaced, first and last kept) and settings per summary.
+_TABLE_COLUMNS, _TABLE_SETTINGS = 8, 6
+
+
+def _print_error_tables(paths: list[Path]) -> None:
+    """After ``run`` and ``report``: mean test error (%) per selector (rows) at each S (columns) of every
+    setting (experiment, dataset, kernel, n_train) under ``paths``, the best of each S marked ``*``; at most
+    :data:`_TABLE_SETTINGS` settings and :data:`_TABLE_COLUMNS` S values. pandas is imported here, after the
+    work, not at start-up."""
+    from fsbench.results.loading import find_result_dirs, read_results
+
+    tables = []
+    for d in find_result_dirs(paths):
+        df = read_results(d)
+        need = {"selector", "n_features", "error", "status", "dataset", "kernel", "n_train"}
+        if not need <= set(df.columns):  # a diagnostic's table
+            continue
+        ok = df[df["status"] == "ok"]
+        exp = str(df["experiment"].iloc[0]) if "experiment" in df.columns and len(df) else d.name
+        for key, g in ok.groupby(["dataset", "kernel", "n_train"], sort=False):
+            tables.append((f"{exp}: {key[0]}, {key[1]} kernel, n_train={key[2]}", g))
+    for title, g in tables[:_TABLE_SETTINGS]:
+        typer.echo("")
+        for line in _error_table(title, g):
+            typer.echo(line)
+    if len(tables) > _TABLE_SETTINGS:
+        typer.echo(
+            f"({len(tables) - _TABLE_SETTINGS} more setting(s): see `fsbench report` / `fsbench plot`)"
+        )
+
+
+def _error_table(title: str, rows) -> list[str]:
+    """The lines of one setting's table (:func:`_print_error_tables`)."""
+    mean = rows.groupby(["selector", "n_features"], sort=False)["error"].mean().mul(100).unstack()
+    mean = mean[sorted(mean.columns)]
+    cols = list(mean.columns)
+    if len(cols) > _TABLE_COLUMNS:  # evenly spaced, first and last kept
+        idx = sorted({round(i * (len(cols) - 1) / (_TABLE_COLUMNS - 1)) for i in range(_TABLE_COLUMNS)})
+        cols = [cols[i] for i in idx]
+    names = {s: s if len(s) <= 24 else s[:23] + "~" for s in map(str, mean.index)}
+    width = max(len("selector"), *map(len, names.values()))
+    lines = [f"mean test error (%) — {title}  (* = lowest at that S)"]
+    lines.append(f"{'selector':<{width}}" + "".join(f"{'S=' + format(c, 'g'):>9}" for c in cols))
+    best = {c: mean[c].min() for c in cols}
+    for sel in mean.index:
+        cells = []
+        for c in cols:
+            v = mean.at[sel, c]
+            cells.append(f"{'-':>8} " if v != v else f"{v:8.1f}" + ("*" if v == best[c] else " "))
+        lines.append(f"{names[str(sel)]:<{width}}" + "".join(cells).rstrip())
+    return lines
+
+
 def _failure_line(summary) -> str:
     """One line: how many tasks failed, where their tracebacks are, and the first failure."""
     line = f"{summary.n_failed} task(s) failed; tracebacks in {summary.out}/tasks/<task_id>.json"
@@ -459,6 +514,7 @@ def diagnose(
             allow_mixed_code=allow_mixed_code,
             retry_failed=retry_failed,
             progress=cb,
+            eta=getattr(cb, "eta", None),
         )
     _print_summary(exp.name, summary)
     for path in get_diagnostic(exp.diagnostic).render(Path(target), exp):
@@ -469,7 +525,11 @@ def diagnose(
 
 
 class _progress_bar:
-    """Tasks done / total with ETA (rich, which typer already depends on); silent when not a TTY."""
+    """Tasks done / total with ETA (rich, which typer already depends on); silent when not a TTY.
+
+    The ETA is the run's own (``cb.eta``, fed by :class:`fsbench.run.eta.GroupEta` from the measured cost of
+    each (dataset, kernel, selector) group), not rich's extrapolation of the recent completion rate, which
+    tasks of very different cost make wrong; "ETA -" until every group left has a measured task."""
 
     def __init__(self, label: str, enabled: bool = True):
         self.label, self.enabled = label, enabled and sys.stderr.isatty()
@@ -478,22 +538,27 @@ class _progress_bar:
     def __enter__(self):
         if not self.enabled:
             return None
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+        from fsbench.run.eta import format_eta
 
         self.bar = Progress(
             TextColumn("{task.description}"),
             BarColumn(),
             MofNCompleteColumn(),
-            TextColumn("ETA"),
-            TimeRemainingColumn(),
+            TextColumn("ETA {task.fields[eta]}"),
             transient=False,
         )
         self.bar.start()
-        self.task = self.bar.add_task(self.label, total=None)
+        self.task = self.bar.add_task(self.label, total=None, eta=format_eta(None))
 
         def cb(done: int, total: int) -> None:
             self.bar.update(self.task, completed=done, total=total)
 
+        def eta(seconds: float | None) -> None:
+            self.bar.update(self.task, eta=format_eta(seconds))
+
+        cb.eta = eta
         return cb
 
     def __exit__(self, *exc):
@@ -659,6 +724,8 @@ def _write_plain_report(results_dir: Path, target, allow_incomplete: bool, html_
     except (FileNotFoundError, ValueError) as exc:
         _fail(str(exc))
     typer.echo(str(path))
+    if target.paper_dir is None:  # a paper comparison's report says more than the table
+        _print_error_tables([results_dir])
     return path
 
 

@@ -12,6 +12,7 @@ import contextlib
 import faulthandler
 import logging
 import os
+import time
 import traceback
 from collections import deque
 from collections.abc import Generator, Iterator
@@ -60,6 +61,7 @@ def _run_one(task: Task, env: dict[str, str | None] | None = None, crash_log: st
     log = open(crash_log, "w") if crash_log else None  # noqa: SIM115 - closed in finally
     if log is not None:
         faulthandler.enable(file=log)
+    started = time.perf_counter()
     try:
         with threadpool_limits(limits=1):
             if task.diagnostic is not None:
@@ -72,6 +74,9 @@ def _run_one(task: Task, env: dict[str, str | None] | None = None, crash_log: st
             log.close()
             Path(crash_log).unlink(missing_ok=True)
     result.code_hash = task.code_hash
+    # the whole task's wall time (data, selection, every classifier), for the run's ETA (fsbench.run.eta);
+    # an attribute, not a field: it is not written to the task file or the tables
+    result.task_wall_s = time.perf_counter() - started
     return result
 
 

@@ -68,6 +68,7 @@ from fsbench.run.backends import (
 from fsbench.run.checks import check_backend_options, check_output
 from fsbench.run.code import changed_modules, closure, code_hash, commit_known, git_reader, selector_roots
 from fsbench.run.errors import RunError
+from fsbench.run.eta import GroupEta
 from fsbench.run.lock import RunLock
 from fsbench.run.plan import expand, plugin_sources, validate
 from fsbench.run.provenance import _now, git_commit, package_versions
@@ -368,6 +369,7 @@ def run_experiment(
     retry_failed: bool = False,
     progress: Callable[[int, int], None] | None = None,
     flush_seconds: float = 30.0,
+    eta: Callable[[float | None], None] | None = None,
 ) -> RunSummary:
     """Run (or resume) every task of ``exp`` into ``out``.
 
@@ -375,6 +377,10 @@ def run_experiment(
     (:func:`validate`), the output directory (:func:`check_output`) and, for ``--backend dask``, the
     scheduler's reachability. A task that fails — by an exception, or by killing its worker process —
     is recorded as failed and the others go on.
+
+    ``progress(done, total)`` is called as tasks finish; ``eta(seconds or None)`` just before it with the
+    wall time left (:class:`fsbench.run.eta.GroupEta`: None until every group with tasks left has a
+    measured task).
     """
     check_backend_options(backend, scheduler, workers)
     if exp.jobs is not None:  # e.g. CPU-time tables: the config says how many tasks may run at once
@@ -465,6 +471,10 @@ def run_experiment(
                     results = _dask_results(client, todo)
                 last_flush = time.monotonic()
                 done_count = skipped
+                group_of = {t.task_id: (t.dataset, t.kernel.name, t.selector.label) for t in todo}
+                # tasks at once: a dask scheduler may have any number of workers (1: an upper bound)
+                at_once = {"loky": jobs, "threading": jobs, "dask-local": workers or 2}.get(backend, 1)
+                clock = GroupEta(group_of.values(), at_once)
                 # closed on any way out: an interrupted run kills its loky workers (SIGTERM too), instead
                 # of leaving them to finish tasks nobody reads (threads cannot be killed: not closed)
                 closing = contextlib.closing(results) if backend == "loky" else contextlib.nullcontext()
@@ -473,6 +483,11 @@ def run_experiment(
                         for result in results:
                             store.put(result)
                             done_count += 1
+                            if eta:
+                                clock.finished(
+                                    group_of.get(result.task_id), getattr(result, "task_wall_s", None)
+                                )
+                                eta(clock.seconds_left())
                             if progress:
                                 progress(done_count, len(tasks))
                             if time.monotonic() - last_flush > flush_seconds:
