@@ -363,6 +363,7 @@ def run(
         if summary.n_failed:
             failures.append(summary)
         _print_summary(exp.name, summary)
+        _print_error_tables([target])
     for summary in failures:
         typer.echo(_failure_line(summary), err=True)
     if failures:
@@ -413,6 +414,59 @@ def _print_summary(name: str, summary) -> None:
         f"{summary.n_failed} failed) in {summary.seconds:.1f} s -> {summary.out}/results.csv"
         f"{excluded}{retry}"
     )
+
+
+#: At most this many S columns (evenly spaced, first and last kept) and settings per summary.
+_TABLE_COLUMNS, _TABLE_SETTINGS = 8, 6
+
+
+def _print_error_tables(paths: list[Path]) -> None:
+    """After ``run`` and ``report``: mean test error (%) per selector (rows) at each S (columns) of every
+    setting (experiment, dataset, kernel, n_train) under ``paths``, the best of each S marked ``*``; at most
+    :data:`_TABLE_SETTINGS` settings and :data:`_TABLE_COLUMNS` S values. pandas is imported here, after the
+    work, not at start-up."""
+    from fsbench.results.loading import find_result_dirs, read_results
+
+    tables = []
+    for d in find_result_dirs(paths):
+        df = read_results(d)
+        need = {"selector", "n_features", "error", "status", "dataset", "kernel", "n_train"}
+        if not need <= set(df.columns):  # a diagnostic's table
+            continue
+        ok = df[df["status"] == "ok"]
+        exp = str(df["experiment"].iloc[0]) if "experiment" in df.columns and len(df) else d.name
+        for key, g in ok.groupby(["dataset", "kernel", "n_train"], sort=False):
+            tables.append((f"{exp}: {key[0]}, {key[1]} kernel, n_train={key[2]}", g))
+    for title, g in tables[:_TABLE_SETTINGS]:
+        typer.echo("")
+        for line in _error_table(title, g):
+            typer.echo(line)
+    if len(tables) > _TABLE_SETTINGS:
+        typer.echo(
+            f"({len(tables) - _TABLE_SETTINGS} more setting(s): see `fsbench report` / `fsbench plot`)"
+        )
+
+
+def _error_table(title: str, rows) -> list[str]:
+    """The lines of one setting's table (:func:`_print_error_tables`)."""
+    mean = rows.groupby(["selector", "n_features"], sort=False)["error"].mean().mul(100).unstack()
+    mean = mean[sorted(mean.columns)]
+    cols = list(mean.columns)
+    if len(cols) > _TABLE_COLUMNS:  # evenly spaced, first and last kept
+        idx = sorted({round(i * (len(cols) - 1) / (_TABLE_COLUMNS - 1)) for i in range(_TABLE_COLUMNS)})
+        cols = [cols[i] for i in idx]
+    names = {s: s if len(s) <= 24 else s[:23] + "~" for s in map(str, mean.index)}
+    width = max(len("selector"), *map(len, names.values()))
+    lines = [f"mean test error (%) — {title}  (* = lowest at that S)"]
+    lines.append(f"{'selector':<{width}}" + "".join(f"{'S=' + format(c, 'g'):>9}" for c in cols))
+    best = {c: mean[c].min() for c in cols}
+    for sel in mean.index:
+        cells = []
+        for c in cols:
+            v = mean.at[sel, c]
+            cells.append(f"{'-':>8} " if v != v else f"{v:8.1f}" + ("*" if v == best[c] else " "))
+        lines.append(f"{names[str(sel)]:<{width}}" + "".join(cells).rstrip())
+    return lines
 
 
 def _failure_line(summary) -> str:
@@ -670,6 +724,8 @@ def _write_plain_report(results_dir: Path, target, allow_incomplete: bool, html_
     except (FileNotFoundError, ValueError) as exc:
         _fail(str(exc))
     typer.echo(str(path))
+    if target.paper_dir is None:  # a paper comparison's report says more than the table
+        _print_error_tables([results_dir])
     return path
 
 
