@@ -43,6 +43,13 @@ from fsbench.results.ties import at_resolution
 from fsbench.stats import paired_ttests, rank_shares, summary
 
 
+def _shown(d: Path, root: Path) -> str:
+    """A result directory as the report shows it: relative to the report's folder, or by its own name when
+    it is that folder (never a bare ``.``)."""
+    rel = d.relative_to(root) if d.is_relative_to(root) else d
+    return d.name if rel == Path(".") else rel.as_posix()
+
+
 def _pct(x: float) -> str:
     return "–" if x != x else f"{100 * x:.1f}"
 
@@ -61,7 +68,7 @@ def experiment_section(d: Path, root: Path) -> tuple[str, pd.DataFrame]:
     n_tasks = df["task_id"].nunique()
     commits = sorted(set(df["git_commit"].astype(str)))
     lines += [
-        f"- results: `{d.relative_to(root) if d.is_relative_to(root) else d}` — {n_tasks} tasks, "
+        f"- results: `{_shown(d, root)}` — {n_tasks} tasks, "
         f"{df['repeat'].nunique()} repeats, {n_failed} failed row(s)",
         f"- fsbench commit(s): {', '.join(c[:12] for c in commits)}; config hash "
         f"`{str(run.get('config_hash', '?'))[:12]}`",
@@ -185,7 +192,7 @@ def _ranks_lines(frames: list[pd.DataFrame]) -> list[str]:
         for r in shares.itertuples()
     ]
     return [
-        "## Ranks over all cells (Table VII style)",
+        "## Ranks over all cells",
         "",
         "Share (%) of cells (dataset × kernel × n_train × S) where each method has the lowest mean error "
         "(first), the second lowest, or a lower rank; `tied first` counts cells where it is not "
@@ -205,7 +212,7 @@ def partial_lines(results_dir: Path, root: Path) -> list[str]:
     lines = []
     for path, state in partial_runs(results_dir):
         try:
-            where = path.relative_to(root).as_posix() or "."
+            where = _shown(path, root)
         except ValueError:
             where = path.as_posix()
         lines.append(
