@@ -53,6 +53,9 @@ def measure(
     if only:
         tasks = [t for t in tasks if t.selector.label in only]
     out = {"config": str(config), "dataset": dataset, "limit_s": limit, "fits": {}}
+    path = OUT / f"track_cost_{Path(config).stem}_{dataset}.json"
+    if path.is_file():  # a later measurement of some selectors keeps the others' earlier ones
+        out["fits"] = json.loads(path.read_text()).get("fits", {})
     ctx = mp.get_context("spawn")
     for t in tasks:
         queue = ctx.Queue()
@@ -68,6 +71,7 @@ def measure(
         else:
             rec = queue.get() if not queue.empty() else {"status": "died", "fit_cpu_s": None}
             rec["wall_s"] = wall
+        rec["params"] = t.selector.params  # the config's parameters (e.g. a step) this fit ran with
         out["fits"][t.selector.label] = rec
         save(out)  # after every fit: a long measurement keeps what it has measured
         print(f"| {t.selector.label} | {rec['status']} | {rec.get('fit_cpu_s')} | {wall:.1f} |", flush=True)
