@@ -98,6 +98,7 @@ LAYERS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             "fsbench.algorithms.kernels",
             "fsbench.algorithms.kernel_names",
             "fsbench.results.schema",
+            "fsbench.results.run_state",
             "fsbench.processes",
         ),
         (),

@@ -25,9 +25,10 @@ refuse quickly.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
+
+from fsbench.results.run_state import read_run_json
 
 #: Files of a paper folder in ``configs/<name>`` that give its report a layout of its own.
 PAPER_FILES = ("paper_values.yaml", "notes.md", "hooks.py")
@@ -65,9 +66,8 @@ def declared_papers(results_dir: Path) -> dict[str, list[str]]:
     """
     found: dict[str, list[str]] = {}
     for rj in _run_jsons(Path(results_dir)):
-        try:
-            run = json.loads(rj.read_text())
-        except (OSError, ValueError):
+        run = read_run_json(rj.parent)
+        if run is None:
             continue
         paper = (run.get("effective_config") or {}).get("paper")
         if paper:

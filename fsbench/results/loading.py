@@ -19,8 +19,6 @@ one compare block).
 
 from __future__ import annotations
 
-import csv
-import hashlib
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -29,6 +27,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from fsbench.results.run_state import RunState, partial_runs, run_state  # noqa: F401 - re-exported
 from fsbench.results.schema import BASELINE
 
 
@@ -317,95 +316,3 @@ def no_results_message(paths: Iterable[Path | str]) -> str:
             "(the tables are rewritten as it goes and when it stops, Ctrl-C included)"
         )
     return message
-
-
-@dataclass(frozen=True)
-class RunState:
-    """How far the run in one output directory got (:func:`run_state`)."""
-
-    #: finished tasks (ok or failed): valid task files, or, with none, the tasks the tables hold
-    n_done: int
-    #: tasks the run planned (``run.json``'s ``n_tasks``); None where it was never recorded
-    n_tasks: int | None
-    #: ``run.json`` records the end of a run
-    finished: bool
-
-    @property
-    def partial(self) -> bool:
-        """The run has not finished all its planned tasks (an unknown plan counts as unfinished)."""
-        return not self.finished or self.n_tasks is None or self.n_done < self.n_tasks
-
-    def describe(self) -> str:
-        """``"N of M tasks"`` (``"N tasks of an unknown total"`` when the plan was never recorded)."""
-        if self.n_tasks is None:
-            return f"{self.n_done} tasks of an unknown total"
-        return f"{self.n_done} of {self.n_tasks} tasks"
-
-
-def _task_file_ok(path: Path) -> bool:
-    """``path`` is a valid task file: its payload matches its sha256 and names its task. The check of
-    :func:`fsbench.run.store.read_task_file`, repeated here because the table side does not import the
-    runner (tests/test_imports.py); the format is docs/results.md's."""
-    try:
-        doc = json.loads(Path(path).read_text())
-        body = json.dumps(doc["payload"], sort_keys=True, separators=(",", ":"), default=str)
-        return (
-            hashlib.sha256(body.encode()).hexdigest() == doc["sha256"]
-            and doc["payload"]["task_id"] == path.stem
-        )
-    except (OSError, ValueError, KeyError, TypeError):
-        return False
-
-
-def count_task_files(root: Path) -> int:
-    """Valid task files under ``root/tasks`` (read only: a corrupt one is not counted, not deleted)."""
-    return sum(_task_file_ok(p) for p in Path(root, "tasks").glob("*.json"))
-
-
-def _tasks_in_results(root: Path) -> int:
-    path = Path(root) / "results.csv"
-    if not path.is_file():
-        return 0
-    with path.open(newline="") as fh:
-        return len({r.get("task_id") for r in csv.DictReader(fh)} - {None, ""})
-
-
-def run_state(root: Path) -> RunState | None:
-    """The state of the run in ``root``; None when ``root`` holds no fsbench run (no ``run.json`` with a
-    config hash, no task file). Read only.
-
-    A finished run's counts are ``run.json``'s. An unfinished one (interrupted: Ctrl-C, SIGTERM, kill -9)
-    never wrote its final counts, so they are taken from its task store, which is written task by task:
-    the valid task files, else (a fresh clone: no task files) the tasks in ``results.csv``. Its planned
-    task count is the ``n_tasks`` that :func:`fsbench.run.engine.run_experiment` records at the start.
-    """
-    root = Path(root)
-    info: dict | None = None
-    try:
-        info = json.loads((root / "run.json").read_text())
-    except (OSError, ValueError):
-        info = None
-    if not isinstance(info, dict) or "config_hash" not in info:
-        info = None  # absent, unreadable, or not an fsbench run (e.g. an old script's provenance file)
-    total = info.get("n_tasks") if info else None
-    total = int(total) if isinstance(total, int) else None
-    if info and info.get("finished") is not None and info.get("n_done") is not None:
-        # finished: run.json's counts, without checksumming every task file of a large run
-        return RunState(int(info["n_done"]), total, True)
-    n_files = count_task_files(root)
-    if info is None and n_files == 0:
-        return None
-    return RunState(n_files or _tasks_in_results(root), total, False)
-
-
-def partial_runs(root: Path) -> list[tuple[Path, RunState]]:
-    """Runs at or under ``root`` that have not finished all their tasks, with their :func:`run_state` (as
-    :func:`fsbench.run.engine.unfinished_runs`, for the table side)."""
-    root = Path(root)
-    found = [root / "run.json"] if (root / "run.json").exists() else sorted(root.rglob("run.json"))
-    out = []
-    for rj in found:
-        state = run_state(rj.parent)
-        if state is not None and state.partial:
-            out.append((rj.parent, state))
-    return out

@@ -8,20 +8,23 @@ import contextlib
 import csv
 import hashlib
 import io
-import json
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from fsbench.diagnostics.registry import get_diagnostic
 from fsbench.protocol import Task, TaskResult
+from fsbench.results.run_state import (  # noqa: F401 - re-exported: the runner's names
+    RunState,
+    canonical_json,
+    count_task_files,
+    read_task_file,
+    run_state,
+)
 from fsbench.results.schema import RANKING_COLUMNS, RESULT_COLUMNS
 
-
-def _canonical(obj: Any) -> str:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str)
+_canonical = canonical_json
 
 
 def atomic_write(path: Path, data: str | bytes) -> None:
@@ -109,30 +112,6 @@ class TaskStore:
         return len(found)
 
 
-def read_task_file(path: Path, task_id: str) -> dict:
-    """The checked payload of a task file, read only (:meth:`TaskStore.get` deletes a bad one).
-
-    Raises
-    ------
-    FileNotFoundError
-        No such file.
-    ValueError
-        The file does not parse, its checksum does not match, or it holds another task.
-    """
-    try:
-        doc = json.loads(Path(path).read_text())
-        payload = doc["payload"]
-        if hashlib.sha256(_canonical(payload).encode()).hexdigest() != doc["sha256"]:
-            raise ValueError("checksum mismatch")
-        if payload["task_id"] != task_id:
-            raise ValueError("task id mismatch")
-        return payload
-    except FileNotFoundError:
-        raise
-    except (ValueError, KeyError, TypeError, OSError) as exc:
-        raise ValueError(f"{path}: unreadable task file ({exc})") from None
-
-
 def tasks_in_tables(
     root: Path, task_ids: Iterable[str], rankings: bool = True
 ) -> dict[str, tuple[list[dict], dict]]:
@@ -198,72 +177,3 @@ def write_tables(out: Path, tasks: list[Task], store: TaskStore) -> tuple[int, i
     atomic_write(out / "results.csv", _csv_text(rows, RESULT_COLUMNS))
     atomic_write(out / "rankings.csv", _csv_text(ranks, RANKING_COLUMNS))
     return done, failed
-
-
-@dataclass(frozen=True)
-class RunState:
-    """How far the run in one output directory got (:func:`run_state`)."""
-
-    #: finished tasks (ok or failed): valid task files, or, with none, the tasks the tables hold
-    n_done: int
-    #: tasks the run planned (``run.json``'s ``n_tasks``); None where it was never recorded
-    n_tasks: int | None
-    #: ``run.json`` records the end of a run
-    finished: bool
-
-    @property
-    def partial(self) -> bool:
-        """The run has not finished all its planned tasks (an unknown plan counts as unfinished)."""
-        return not self.finished or self.n_tasks is None or self.n_done < self.n_tasks
-
-    def describe(self) -> str:
-        """``"N of M tasks"`` (``"N tasks of an unknown total"`` when the plan was never recorded)."""
-        if self.n_tasks is None:
-            return f"{self.n_done} tasks of an unknown total"
-        return f"{self.n_done} of {self.n_tasks} tasks"
-
-
-def count_task_files(root: Path) -> int:
-    """Valid task files under ``root/tasks`` (read only: a corrupt one is not counted, not deleted)."""
-    n = 0
-    for path in Path(root, "tasks").glob("*.json"):
-        try:
-            read_task_file(path, path.stem)
-        except (FileNotFoundError, ValueError):
-            continue
-        n += 1
-    return n
-
-
-def _tasks_in_results(root: Path) -> int:
-    path = Path(root) / "results.csv"
-    if not path.is_file():
-        return 0
-    with path.open(newline="") as fh:
-        return len({r.get("task_id") for r in csv.DictReader(fh)} - {None, ""})
-
-
-def run_state(root: Path) -> RunState | None:
-    """The state of the run in ``root``; None when ``root`` holds no fsbench run (no ``run.json`` with a
-    config hash, no task file). Read only.
-
-    A finished run's counts are ``run.json``'s. An unfinished one (interrupted: Ctrl-C, SIGTERM, kill -9)
-    never wrote its final counts, so they are taken from its task store, which is written task by task:
-    the valid task files, else (a fresh clone: no task files) the tasks in ``results.csv``. Its planned
-    task count is the ``n_tasks`` that :func:`fsbench.run.engine.run_experiment` records at the start.
-    """
-    root = Path(root)
-    info: dict | None = None
-    with contextlib.suppress(OSError, ValueError):
-        info = json.loads((root / "run.json").read_text())
-    if not isinstance(info, dict) or "config_hash" not in info:
-        info = None  # absent, unreadable, or not an fsbench run (e.g. an old script's provenance file)
-    total = info.get("n_tasks") if info else None
-    total = int(total) if isinstance(total, int) else None
-    if info and info.get("finished") is not None and info.get("n_done") is not None:
-        # finished: run.json's counts, without checksumming every task file of a large run
-        return RunState(int(info["n_done"]), total, True)
-    n_files = count_task_files(root)
-    if info is None and n_files == 0:
-        return None
-    return RunState(n_files or _tasks_in_results(root), total, False)
