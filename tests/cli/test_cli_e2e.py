@@ -70,7 +70,7 @@ def test_run_then_plot(tiny, tmp_path):
     res = _run(["report", str(out)])
     assert res.exit_code == 0, res.output
     text = (out / "REPORT.md").read_text()
-    assert "| S | all | fisher | sas |" in text and "Table VII" in text
+    assert "| S | all | fisher | sas |" in text and "## Ranks over all cells" in text
     assert "](plots/error_vs_n_weston_nonlinear_rbf_S2.png)" in text
 
 
