@@ -57,11 +57,12 @@ from fsbench.plots import plot_results
 from fsbench.processes import worker_pool
 from fsbench.report import write_report
 from fsbench.results.loading import find_result_dirs, is_diagnostic
+from fsbench.results.table_files import TABLE_FILE_NAMES
 from fsbench.results.tables import figure_metadata
 from fsbench.run.engine import unfinished_runs
 
 #: Files a run writes into its result directory: read by the build, never written.
-INPUT_FILES = frozenset({"results.csv", "rankings.csv", "run.json"})
+INPUT_FILES = TABLE_FILE_NAMES | {"run.json"}
 #: A run's own state (its per-task store and lock): neither read nor touched by the build.
 RUN_STATE = frozenset({"tasks", "run.lock"})
 #: Written on demand and not committed (``fsbench report --html``): not a derived file of the build (the

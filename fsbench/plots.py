@@ -57,6 +57,7 @@ from fsbench.plots_cpu import _cpu_tables, cpu_figures, dataset_dims
 from fsbench.processes import worker_pool
 from fsbench.results.loading import find_result_dirs, is_diagnostic, read_rankings, read_results, run_state
 from fsbench.results.schema import BASELINE
+from fsbench.results.table_files import table_file
 
 #: Default band rule: confidence bands only in figures with at most this many selectors (baseline included).
 BANDS_MAX = 5
@@ -555,7 +556,8 @@ def _draw_dir(
     figure of an unfinished run cannot pass for the finished one."""
     if df.empty:
         return [], 0
-    rankings = read_rankings(d / "rankings.csv") if (d / "rankings.csv").is_file() else None
+    rank_file = table_file(d, "rankings")
+    rankings = read_rankings(rank_file) if rank_file is not None else None
     written: list[Path] = []
     n_figures = 0
     # styles from the selected rows: a few chosen selectors get the most distinct first colours;

@@ -99,6 +99,7 @@ LAYERS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             "fsbench.algorithms.kernel_names",
             "fsbench.results.schema",
             "fsbench.results.run_state",
+            "fsbench.results.table_files",
             "fsbench.processes",
         ),
         (),

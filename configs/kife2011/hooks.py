@@ -18,6 +18,7 @@ from fsbench.diagnostics.registry import render_result_dir
 from fsbench.papers.folder import ReportContext
 from fsbench.results.loading import read_results
 from fsbench.results.paper_values import mean_std, paper_cells
+from fsbench.results.table_files import has_table
 from fsbench.results.tables import md_table
 
 #: Paper method id -> our config labels (both readings of the iteration count for MMI and KIFE).
@@ -37,7 +38,7 @@ def _kife_rows(results: Path, pv: dict[str, Any]) -> str:
     for spec in t1:
         card, D = spec["card"], int(spec["D"])
         d = results / f"tab2_{card}" if card else None
-        df = read_results(d) if d is not None and (d / "results.csv").exists() else None
+        df = read_results(d) if d is not None and has_table(d) else None
         for method, labels in METHODS.items():
             pa = acc_p[(acc_p["dataset"] == (card or spec["printed"])) & (acc_p["method"] == method)]
             pt = time_p[(time_p["dataset"] == (card or spec["printed"])) & (time_p["method"] == method)]
@@ -111,7 +112,7 @@ def sections(ctx: ReportContext) -> list[str]:
         "",
     ]
     pdir = results / "fig2_projection"
-    if (pdir / "results.csv").exists() and not (pdir / "accuracy.csv").exists():
+    if has_table(pdir) and not (pdir / "accuracy.csv").exists():
         render_result_dir(pdir, ctx.paper_dir)
     if (pdir / "accuracy.csv").exists():
         a = pd.read_csv(pdir / "accuracy.csv")

@@ -21,6 +21,7 @@ import pandas as pd
 from fsbench.data import open_dataset
 from fsbench.papers.folder import ReportContext
 from fsbench.results.loading import read_results, read_run
+from fsbench.results.table_files import has_table
 from fsbench.results.tables import figure_metadata, md_table
 
 
@@ -165,7 +166,7 @@ def sections(ctx: ReportContext) -> list[str]:
     lines = ["## Generated tables", ""]
     seed = 2015
     fdir, udir = results / "fig1_toy", results / "uci"
-    if (fdir / "results.csv").exists():
+    if has_table(fdir):
         info = read_run(fdir)
         seed = int(info["effective_config"].get("seed", seed))
         lines += [str(info["effective_config"].get("notes", "")).strip(), ""]
@@ -203,7 +204,7 @@ def sections(ctx: ReportContext) -> list[str]:
             ),
         ]
     uci_s = pd.DataFrame()
-    if (udir / "results.csv").exists():
+    if has_table(udir):
         info = read_run(udir)
         lines += [str(info["effective_config"].get("notes", "")).strip(), ""]
         uci = _ok(udir)

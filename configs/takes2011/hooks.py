@@ -32,6 +32,7 @@ from fsbench.papers.folder import ReportContext
 from fsbench.papers.timing import load_timing, plot_timing, timing_table
 from fsbench.results.loading import read_results, read_run
 from fsbench.results.paper_values import paper_cells
+from fsbench.results.table_files import has_table
 from fsbench.results.tables import md_table, save_figure
 from fsbench.stats import paired_t
 
@@ -313,7 +314,7 @@ def sections(ctx: ReportContext) -> list[str]:
     paper = paper_cells(ctx.values, "table2")
     parts: list[str] = []
     t2 = results / "table2_reconstruction"
-    if (t2 / "results.csv").exists() and not (t2 / "summary.csv").exists():
+    if has_table(t2) and not (t2 / "summary.csv").exists():
         render_result_dir(t2, ctx.paper_dir)
     if (t2 / "summary.csv").exists():
         summ = pd.read_csv(t2 / "summary.csv")
@@ -343,7 +344,7 @@ def sections(ctx: ReportContext) -> list[str]:
         ]
 
     for d in sorted(results.glob("fig23_gamma_*")):
-        if (d / "results.csv").exists():
+        if has_table(d):
             draw_figures(d)  # figures/ and summaries from results.csv
     figdirs = {
         d.name.replace("fig23_gamma_", ""): d
@@ -375,7 +376,7 @@ def sections(ctx: ReportContext) -> list[str]:
             ]
 
     tdir = results / "timing_vs_n"
-    if (tdir / "results.csv").exists():
+    if has_table(tdir):
         df = load_timing(tdir)
         med, md = timing_table(df, 1000, LABELS, COMPLEXITY)
         med.to_csv(tdir / "timing.csv", index=False, float_format="%.6g")

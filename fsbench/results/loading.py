@@ -29,6 +29,7 @@ import pandas as pd
 
 from fsbench.results.run_state import RunState, partial_runs, run_state  # noqa: F401 - re-exported
 from fsbench.results.schema import BASELINE
+from fsbench.results.table_files import has_table, is_table_file, open_table, table_file
 
 
 def baseline_labels(results: pd.DataFrame | None) -> set[str]:
@@ -186,12 +187,13 @@ def find_result_dirs(paths: Iterable[Path | str]) -> list[Path]:
     """
     found: list[Path] = []
     for p in map(Path, paths):
-        if p.is_file() and p.name == "results.csv":
+        if p.is_file() and is_table_file(p):
             found.append(p.parent)
-        elif (p / "results.csv").is_file():
+        elif has_table(p):
             found.append(p)
         elif p.is_dir():
-            found.extend(f.parent for f in sorted(p.rglob("results.csv")))
+            tables = [f for pattern in ("results.csv", "results.csv.gz") for f in p.rglob(pattern)]
+            found.extend(sorted({f.parent for f in tables}))
     # keep the first occurrence: the same directory reached twice must not count twice as blocks
     unique: dict[Path, Path] = {}
     for d in found:
@@ -222,9 +224,8 @@ def read_results(path: Path | str, evaluators: bool = False) -> pd.DataFrame:
     own classifier first; only those first rows are returned unless ``evaluators`` (every row, told apart
     by the ``classifier`` column), so that every table and figure made for one classifier stays one.
     """
-    path = Path(path)
-    f = path if path.name == "results.csv" else path / "results.csv"
-    # a column absent from the header is ignored by ``dtype``
+    f = _results_file(path)
+    # a column absent from the header is ignored by ``dtype``; pandas decompresses a .gz by its suffix
     df = pd.read_csv(f, low_memory=False, dtype={"subset": str})
     if not evaluators:
         df = primary_rows(df)
@@ -232,6 +233,17 @@ def read_results(path: Path | str, evaluators: bool = False) -> pd.DataFrame:
     if sizes is not None:  # k-fold: the folds of a setting are one setting (module docstring, Splits)
         _pool_fold_sizes(df, sizes)
     return df
+
+
+def _results_file(path: Path | str) -> Path:
+    """The results table of a result directory (either form), or ``path`` itself when it names one."""
+    path = Path(path)
+    if is_table_file(path):
+        return path
+    f = table_file(path, "results")
+    if f is None:
+        raise FileNotFoundError(f"{path}: no results.csv (or results.csv.gz)")
+    return f
 
 
 def primary_rows(df: pd.DataFrame) -> pd.DataFrame:
@@ -250,9 +262,7 @@ def read_run(path: Path | str) -> dict:
 
 def is_diagnostic(path: Path | str) -> bool:
     """Whether the result directory (or ``results.csv``) holds a diagnostic's table (own columns)."""
-    path = Path(path)
-    f = path if path.name == "results.csv" else path / "results.csv"
-    with open(f, encoding="utf-8") as fh:
+    with open_table(_results_file(path)) as fh:
         return "diagnostic" in fh.readline().strip().split(",")
 
 
@@ -282,7 +292,8 @@ def load_result_sets(paths: Iterable[Path | str]) -> list[ResultSet]:
     sets = []
     for d, source in zip(dirs, _source_names(dirs)):
         results = read_results(d)
-        rankings = read_rankings(d / "rankings.csv") if (d / "rankings.csv").is_file() else None
+        rank_file = table_file(d, "rankings")
+        rankings = read_rankings(rank_file) if rank_file is not None else None
         run = read_run(d) or None
         sizes = _kfold_sizes(results)
         if rankings is not None and sizes is not None:
@@ -308,7 +319,7 @@ def no_results_message(paths: Iterable[Path | str]) -> str:
             runs += sorted({f.parent for f in p.rglob("run.json")} | {f.parent for f in p.rglob("tasks")})
     for d in runs:
         state = run_state(d)
-        if state is None or state.n_done == 0 or (d / "results.csv").is_file():
+        if state is None or state.n_done == 0 or has_table(d):
             continue
         message += (
             f"; {d} holds {state.n_done} finished task file(s) of an unfinished run ({state.describe()}), "

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from fsbench.results.table_files import open_table, table_file
+
 
 def canonical_json(obj: Any) -> str:
     """The JSON text a task file's checksum is computed over (sorted keys, no spaces)."""
@@ -82,10 +84,13 @@ def count_task_files(root: Path) -> int:
 
 
 def _tasks_in_results(root: Path) -> int:
-    path = Path(root) / "results.csv"
-    if not path.is_file():
+    try:
+        path = table_file(root, "results")
+    except ValueError:  # both forms: not countable here, the reader says why
         return 0
-    with path.open(newline="") as fh:
+    if path is None:
+        return 0
+    with open_table(path) as fh:
         return len({r.get("task_id") for r in csv.DictReader(fh)} - {None, ""})
 
 

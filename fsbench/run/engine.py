@@ -57,6 +57,7 @@ from fsbench.algorithms.registry import resolve
 from fsbench.config import Experiment
 from fsbench.protocol import Task
 from fsbench.results.schema import SCHEMA_VERSION
+from fsbench.results.table_files import TABLE_FILE_NAMES
 from fsbench.run.backends import (
     _connect_scheduler,
     _dask_local,
@@ -178,7 +179,7 @@ def prepare_output(exp: Experiment, out: Path, *, fresh: bool, commit: str) -> t
     if fresh:
         for f in (out / "tasks").glob("*.json") if (out / "tasks").exists() else []:
             f.unlink()
-        for name in ("results.csv", "rankings.csv"):
+        for name in TABLE_FILE_NAMES:
             (out / name).unlink(missing_ok=True)
     info = {
         "schema_version": SCHEMA_VERSION,

@@ -23,6 +23,7 @@ from fsbench.results.run_state import (  # noqa: F401 - re-exported: the runner'
     run_state,
 )
 from fsbench.results.schema import RANKING_COLUMNS, RESULT_COLUMNS
+from fsbench.results.table_files import open_table, table_file, write_table
 
 _canonical = canonical_json
 
@@ -118,12 +119,12 @@ def tasks_in_tables(
     """``{task_id: (result rows, ranking row)}`` of the tasks among ``task_ids`` that ``results.csv``
     and (unless ``rankings`` is false: a diagnostic) ``rankings.csv`` in ``root`` both hold. Read only."""
     root = Path(root)
-    res_path, rank_path = root / "results.csv", root / "rankings.csv"
+    res_path, rank_path = table_file(root, "results"), table_file(root, "rankings")
     wanted = set(task_ids)
-    if not wanted or not res_path.exists() or (rankings and not rank_path.exists()):
+    if not wanted or res_path is None or (rankings and rank_path is None):
         return {}
     rows: dict[str, list[dict]] = {}
-    with res_path.open(newline="") as fh:
+    with open_table(res_path) as fh:
         for r in csv.DictReader(fh):
             if r.get("task_id") in wanted:
                 if r.get("n_features", "").isdigit():
@@ -133,7 +134,7 @@ def tasks_in_tables(
     if not rankings:  # a diagnostic: its rows are all there is
         ranks = {tid: {"task_id": tid} for tid in rows}
     else:
-        with rank_path.open(newline="") as fh:
+        with open_table(rank_path) as fh:
             for r in csv.DictReader(fh):
                 if r.get("task_id") in wanted:
                     ranks[r["task_id"]] = r
@@ -158,8 +159,8 @@ def _fmt(v: Any) -> Any:
 
 
 def write_tables(out: Path, tasks: list[Task], store: TaskStore) -> tuple[int, int]:
-    """Rewrite results.csv and rankings.csv (not for a diagnostic) from the task files; return
-    (done, failed)."""
+    """Rewrite results.csv and rankings.csv (not for a diagnostic) from the task files, each gzip-compressed
+    when large (:mod:`fsbench.results.table_files`); return (done, failed)."""
     rows, ranks = [], []
     done = failed = 0
     for t in tasks:
@@ -172,8 +173,8 @@ def write_tables(out: Path, tasks: list[Task], store: TaskStore) -> tuple[int, i
         ranks.append(payload["ranking"])
     diagnostic = tasks[0].diagnostic if tasks else None
     if diagnostic is not None:
-        atomic_write(out / "results.csv", _csv_text(rows, get_diagnostic(diagnostic).all_columns()))
+        write_table(out, "results", _csv_text(rows, get_diagnostic(diagnostic).all_columns()), atomic_write)
         return done, failed
-    atomic_write(out / "results.csv", _csv_text(rows, RESULT_COLUMNS))
-    atomic_write(out / "rankings.csv", _csv_text(ranks, RANKING_COLUMNS))
+    write_table(out, "results", _csv_text(rows, RESULT_COLUMNS), atomic_write)
+    write_table(out, "rankings", _csv_text(ranks, RANKING_COLUMNS), atomic_write)
     return done, failed
