@@ -433,10 +433,11 @@ def _print_error_tables(paths: list[Path]) -> None:
         need = {"selector", "n_features", "error", "status", "dataset", "kernel", "n_train"}
         if not need <= set(df.columns):  # a diagnostic's table
             continue
-        ok = df[df["status"] == "ok"]
         exp = str(df["experiment"].iloc[0]) if "experiment" in df.columns and len(df) else d.name
-        for key, g in ok.groupby(["dataset", "kernel", "n_train"], sort=False):
-            tables.append((f"{exp}: {key[0]}, {key[1]} kernel, n_train={key[2]}", g))
+        # every row of a setting, failed ones too: they count the protocol's splits (_error_table pairs)
+        for key, g in df.groupby(["dataset", "kernel", "n_train"], sort=False):
+            if (g["status"] == "ok").any():
+                tables.append((f"{exp}: {key[0]}, {key[1]} kernel, n_train={key[2]}", g))
     for title, g in tables[:_TABLE_SETTINGS]:
         typer.echo("")
         for line in _error_table(title, g):
@@ -448,7 +449,17 @@ def _print_error_tables(paths: list[Path]) -> None:
 
 
 def _error_table(title: str, rows) -> list[str]:
-    """The lines of one setting's table (:func:`_print_error_tables`)."""
+    """The lines of one setting's table (:func:`_print_error_tables`): at each S, every selector's mean over
+    the splits all of them finished there (:func:`fsbench.results.pairing.paired_cells`, where the rows
+    name their splits), with a last line naming the S where that is fewer than the protocol's."""
+    from fsbench.results.pairing import paired_cells
+
+    short = None
+    if "repeat" in rows.columns:
+        rows, report = paired_cells(rows, "error", cell=("n_features",), setting=())
+        short = report[(report["common"] < report["splits"]) & report["n_features"].isin(rows["n_features"])]
+    elif "status" in rows.columns:
+        rows = rows[rows["status"] == "ok"]
     mean = rows.groupby(["selector", "n_features"], sort=False)["error"].mean().mul(100).unstack()
     mean = mean[sorted(mean.columns)]
     cols = list(mean.columns)
@@ -466,6 +477,12 @@ def _error_table(title: str, rows) -> list[str]:
             v = mean.at[sel, c]
             cells.append(f"{'-':>8} " if v != v else f"{v:8.1f}" + ("*" if v == best[c] else " "))
         lines.append(f"{names[str(sel)]:<{width}}" + "".join(cells).rstrip())
+    if short is not None and len(short):
+        lo, hi, n = short["common"].min(), short["common"].max(), short["splits"].max()
+        k = f"{lo}" if lo == hi else f"{lo}-{hi}"
+        lines.append(
+            f"(failed tasks: at {len(short)} S the means are over the {k} of {n} splits all finished)"
+        )
     return lines
 
 

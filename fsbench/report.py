@@ -40,7 +40,7 @@ from fsbench.results.loading import (
 from fsbench.results.schema import BASELINE
 from fsbench.results.tables import md_table
 from fsbench.results.ties import at_resolution
-from fsbench.stats import paired_ttests, rank_shares, summary
+from fsbench.stats import paired_summary, paired_ttests, rank_shares, summary
 
 
 def _shown(d: Path, root: Path) -> str:
@@ -81,19 +81,25 @@ def experiment_section(d: Path, root: Path) -> tuple[str, pd.DataFrame]:
         rel = png.relative_to(root) if png.is_relative_to(root) else png
         lines += [f"![{png.stem}]({rel.as_posix()})", ""]
     if n_failed:
-        msgs = df.loc[df["status"] != "ok", "message"].astype(str).value_counts().head(5)
-        lines += ["Failed tasks (most frequent messages):", ""]
-        lines += [f"- {count}× {msg}" for msg, count in msgs.items()] + [""]
+        lines += [
+            f"{df.loc[df['status'] != 'ok', 'task_id'].nunique()} task(s) failed: listed under "
+            f"*{FAILED_SECTION}*; the tables compare every selector on the splits all of them finished.",
+            "",
+        ]
 
-    s = summary(df)
-    t = paired_ttests(df)
+    own = summary(df)  # each selector over its own repeats: the baseline, which is not compared
+    compared = df[df["selector"].astype(str) != BASELINE]
+    s = paired_summary(compared)  # the compared selectors, on the splits all of them finished in the cell
+    t = paired_ttests(compared)
+    protocol = _protocol_splits(df)
     legend = (
         "test error in % (mean ± std over repeats); bold = lowest mean (every one of equal means), "
         "≈ = not significantly different "
         f"from it (paired t-test, 5 %); `{BASELINE}` = SVM on all features"
     )
-    for (ds, kern), cell in s.groupby(["dataset", "kernel"], sort=False):
+    for (ds, kern), cell in own.groupby(["dataset", "kernel"], sort=False):
         tt = t[(t.dataset == ds) & (t.kernel == kern)]
+        sc = s[(s.dataset == ds) & (s.kernel == kern)]
         sels = list(dict.fromkeys(cell["selector"]))
         n_values = sorted(cell["n_train"].unique())
         S_values = sorted(cell.loc[cell["selector"] != BASELINE, "n_features"].unique())
@@ -116,22 +122,38 @@ def experiment_section(d: Path, root: Path) -> tuple[str, pd.DataFrame]:
             ]
         for title, key, items in blocks:
             rows = []
+            short = False  # some cell of the table is over fewer splits than the protocol's
+            unpaired_seen = False  # some cell has no split that all its selectors finished
             for label, c_n, S in items:
-                c = c_n[(c_n["n_features"] == S) & (c_n["selector"] != BASELINE)].set_index("selector")
-                base = c_n[c_n["selector"] == BASELINE].set_index("selector")
                 n = int(c_n["n_train"].iloc[0])
+                base = c_n[c_n["selector"] == BASELINE].set_index("selector")
+                c = sc[(sc.n_train == n) & (sc.n_features == S)].set_index("selector")
+                m = protocol.get((ds, kern, n), 0)
                 # every mean tied with the lowest at the metric's resolution is a best (bold)
                 resolved = pd.Series(at_resolution(c["mean"].to_numpy()), index=c.index)
                 bests = set(resolved.index[resolved == resolved.min()]) if len(c) else set()
                 best = resolved.idxmin() if len(c) else None
                 ct = tt[(tt.n_train == n) & (tt.n_features == S)]
+                unpaired = c_n[(c_n["n_features"] == S) & (c_n["selector"] != BASELINE)].set_index("selector")
                 row = [str(label)]
                 for sel in sels:
-                    src = base if sel == BASELINE else c
-                    if sel not in src.index:
+                    if sel == BASELINE:
+                        src = base
+                    elif sel in c.index:
+                        src = c
+                    elif sel in unpaired.index:  # no split every selector of the cell finished
+                        src = unpaired
+                    else:
                         row.append("")
                         continue
+                    k = int(src.loc[sel, "n"])
                     txt = f"{_pct(src.loc[sel, 'mean'])} ± {_pct(src.loc[sel, 'std'])}"
+                    if src is unpaired:
+                        txt += f" (n={k}, not paired)"
+                        unpaired_seen = True
+                    elif k < m:
+                        txt += f" (n={k})"
+                        short = True
                     if sel in bests:
                         txt = f"**{txt}**"
                     elif sel != BASELINE and best is not None:
@@ -140,8 +162,92 @@ def experiment_section(d: Path, root: Path) -> tuple[str, pd.DataFrame]:
                             txt += " ≈"
                     row.append(txt)
                 rows.append(row)
-            lines += [title, "", md_table([key, *sels], rows), ""]
+            note = ""
+            if short:
+                note = (
+                    "; (n=k) = the cell's means, bold mark and t-tests are over the k splits that every "
+                    "selector of the cell finished, fewer than the protocol's (failed tasks: "
+                    f"*{FAILED_SECTION}*), `{BASELINE}` over its own"
+                )
+            if unpaired_seen:
+                note += (
+                    "; not paired = no split that every selector of the cell finished: own means, no marks"
+                )
+            lines += [title + note, "", md_table([key, *sels], rows), ""]
     return "\n".join(lines), df
+
+
+def _protocol_splits(df: pd.DataFrame) -> dict[tuple, int]:
+    """(dataset, kernel, n_train) → the protocol's number of splits: the (repeat, fold) pairs any selector has
+    a row in, finished or failed (a failed task has a row)."""
+    split = [c for c in ("repeat", "fold") if c in df.columns]
+    d = df[["dataset", "kernel", "n_train", *split]].copy()
+    if "fold" in d.columns:
+        d["fold"] = pd.to_numeric(d["fold"], errors="coerce").fillna(-1)
+    return {
+        k: int(v) for k, v in d.drop_duplicates().groupby(["dataset", "kernel", "n_train"]).size().items()
+    }
+
+
+#: The heading of the list of failed tasks (left out of a report without one).
+FAILED_SECTION = "Failed tasks"
+
+
+def failed_lines(frames: list[tuple[str, pd.DataFrame]]) -> list[str]:
+    """The *Failed tasks* section: one row per (result directory, dataset, n_train, selector, message) with
+    the repeats (and folds) that failed; empty when no task failed.
+
+    Parameters
+    ----------
+    frames : list of (str, DataFrame)
+        Each result directory as the report shows it, and its rows.
+
+    Returns
+    -------
+    list of str
+    """
+    rows = []
+    total = 0
+    for where, df in frames:
+        if "status" not in df.columns:
+            continue
+        bad = df[df["status"] != "ok"]
+        if "task_id" in bad.columns:
+            bad = bad.drop_duplicates("task_id")  # one row per task
+        total += len(bad)
+        bad = bad.assign(message=bad["message"].fillna("").astype(str) if "message" in bad.columns else "")
+        keys = [c for c in ("dataset", "n_train", "selector", "message") if c in bad.columns]
+        for key, g in bad.groupby(keys, sort=True):
+            v = dict(zip(keys, key))
+            splits = g.sort_values([c for c in ("repeat", "fold") if c in g.columns], kind="stable")
+            fold = splits["fold"] if "fold" in splits.columns else pd.Series(float("nan"), index=splits.index)
+            named = [
+                f"{int(r)}" if pd.isna(pd.to_numeric(f, errors="coerce")) else f"{int(r)} (fold {int(f)})"
+                for r, f in zip(splits["repeat"], fold)
+            ]
+            rows.append(
+                [
+                    f"`{where}`",
+                    str(v.get("dataset", "")),
+                    str(v.get("n_train", "")),
+                    str(v.get("selector", "")),
+                    ", ".join(named),
+                    str(v.get("message", "")),
+                ]
+            )
+    if not rows:
+        return []
+    return [
+        f"## {FAILED_SECTION}",
+        "",
+        f"{total} task(s) failed. The tables above compare every selector of a cell on the splits that all "
+        "of them finished, so a selector's failed repeats are left out for every selector of its cells "
+        "(a cell over fewer splits than the protocol's shows its n). Tracebacks: "
+        "`<result directory>/tasks/<task_id>.json`.",
+        "",
+        md_table(["results", "dataset", "n_train", "selector", "repeat(s)", "message"], rows, escape=True),
+        "",
+    ]
 
 
 def method_labels(df: pd.DataFrame, methods: pd.DataFrame) -> dict[str, str]:
@@ -303,5 +409,13 @@ def write_report(
     lines += partial_lines(results_dir, root)
     for name in layout:
         lines += section(name)
+    # whatever the layout: the failed tasks, whose splits every comparison above leaves out (none: none)
+    read = {d: df for d, (_, df) in zip(dirs, experiments)}
+    lines += failed_lines(
+        [
+            (_shown(d, root), read[d] if d in read else read_results(d))
+            for d in find_result_dirs([results_dir])
+        ]
+    )
     out.write_text("\n".join(lines) + "\n")
     return out

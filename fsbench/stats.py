@@ -5,6 +5,13 @@ an experiment sees the same splits (seeds depend on dataset, n_train and repeat 
 here are *paired* over splits (``scipy.stats.ttest_rel``): a split is a repeat, or under k-fold one
 (repeat, fold).
 
+Every comparison here — the means of :func:`paired_summary`, the t-tests, the ranks and rank shares — is
+over the splits that *every* selector compared in the cell finished
+(:func:`fsbench.results.pairing.paired_cells`): a selector that failed in some repeats is compared with the
+others on the repeats it finished, and the others' means are taken over those same repeats. Only
+:func:`summary` keeps each selector's own repeats (a selector's number on its own, e.g. beside a paper's
+printed value).
+
 Every ranking here ranks values at the metric's resolution (:func:`fsbench.results.ties.at_resolution`):
 means that differ only by floating-point rounding are ties.
 """
@@ -18,12 +25,12 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from fsbench.results.loading import split_columns
+from fsbench.results import pairing
 from fsbench.results.schema import BASELINE
 from fsbench.results.ties import at_resolution
 
 #: Columns that identify one comparison cell (a point of a figure or a table cell).
-CELL = ["experiment", "dataset", "kernel", "n_train", "n_features"]
+CELL = list(pairing.CELL)
 
 
 def ok_rows(df: pd.DataFrame) -> pd.DataFrame:
@@ -31,9 +38,38 @@ def ok_rows(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def summary(df: pd.DataFrame, value: str = "error") -> pd.DataFrame:
-    """Mean, std (n−1) and number of repeats of ``value`` per cell and selector."""
+    """Mean, std (n−1) and number of repeats of ``value`` per cell and selector, each selector over its own
+    finished repeats: not for comparing selectors (:func:`paired_summary` is)."""
     g = ok_rows(df).groupby([*CELL, "selector"], sort=False)[value]
     return g.agg(mean="mean", std="std", n="count").reset_index()
+
+
+def paired_summary(df: pd.DataFrame, value: str = "error") -> pd.DataFrame:
+    """Mean, std (n−1) and n of ``value`` per cell and selector over the splits every selector of the cell
+    finished (:func:`fsbench.results.pairing.paired_cells`).
+
+    Parameters
+    ----------
+    df : DataFrame
+        Result rows, failed ones included (they count the protocol's splits); only the selectors to be
+        compared (leave out the all-features baseline where it is not compared).
+    value : str
+        The compared column.
+
+    Returns
+    -------
+    DataFrame
+        ``CELL`` columns, ``selector``, ``mean``, ``std``, ``n`` (splits averaged, the same for every
+        selector of a cell) and ``splits`` (the protocol's splits of the cell's setting: ``n < splits``
+        where some compared selector did not finish every split). A selector that finished no split of a
+        cell, and every selector of a cell without a split all of them finished, has no row.
+    """
+    kept, report = pairing.paired_cells(df, value)
+    cols = [*CELL, "selector", "mean", "std", "n", "splits"]
+    if kept.empty:
+        return pd.DataFrame(columns=cols)
+    s = kept.groupby([*CELL, "selector"], sort=False)[value].agg(mean="mean", std="std", n="count")
+    return s.reset_index().merge(report[[*CELL, "splits"]], on=CELL, how="left")[cols]
 
 
 def paired_t(a, b) -> tuple[float, float]:
@@ -57,16 +93,21 @@ def paired_t(a, b) -> tuple[float, float]:
 def paired_ttests(df: pd.DataFrame, value: str = "error", alpha: float = 0.05) -> pd.DataFrame:
     """Paired t-test between every pair of selectors in every cell.
 
-    Pairs are matched on the split (``repeat``, and ``fold`` under k-fold). Returns one row per (cell, a, b)
-    with the mean difference a − b, the t statistic, the two-sided p-value, the number of pairs and
-    ``significant`` (p < alpha). Identical samples give p = 1 (no difference), not NaN.
+    Pairs are matched on the split (``repeat``, and ``fold`` under k-fold), over the splits that *every*
+    selector of the cell in ``df`` finished (:func:`fsbench.results.pairing.paired_cells`), the splits its
+    means are taken over (:func:`paired_summary`): pass only the selectors compared. Returns one row per
+    (cell, a, b) with the mean difference a − b, the t statistic, the two-sided p-value, the number of
+    pairs and ``significant`` (p < alpha). Identical samples give p = 1 (no difference), not NaN.
     """
+    kept, _ = pairing.paired_cells(df, value)
+    return _ttests(kept, value, alpha)
+
+
+def _ttests(kept: pd.DataFrame, value: str, alpha: float) -> pd.DataFrame:
+    """:func:`paired_ttests` on rows already restricted to their cells' common splits."""
     rows = []
-    ok = ok_rows(df)
-    split = split_columns(ok)
-    if "fold" in split:  # no fold (a holdout split) is a key too: pivot_table would drop NaN keys
-        ok = ok.assign(fold=pd.to_numeric(ok["fold"], errors="coerce").fillna(-1))
-    for cell, d in ok.groupby(CELL, sort=False):
+    split = [c for c in ("repeat", "fold") if c in kept.columns]
+    for cell, d in kept.groupby(CELL, sort=False) if len(kept) else []:
         wide = d.pivot_table(index=split, columns="selector", values=value, aggfunc="first")
         for a, b in combinations(list(wide.columns), 2):
             pair = wide[[a, b]].dropna()
@@ -96,15 +137,18 @@ def ranks(
 
     ``rank`` is the plain rank of the mean at the metric's resolution (:func:`at_resolution`; ties share
     the lower rank); ``tied_first`` says whether the method is the best (several are where the best means
-    tie) or not significantly worse than the best (paired t-test at ``alpha``).
+    tie) or not significantly worse than the best (paired t-test at ``alpha``). Means and tests are over the
+    splits every ranked method of the cell finished (:func:`paired_summary`).
     The all-features baseline is excluded unless listed in ``methods``.
     """
-    s = summary(df, value)
-    if methods is not None:
-        s = s[s["selector"].isin(methods)]
-    else:
-        s = s[s["selector"] != BASELINE]
-    tests = paired_ttests(df[df["selector"].isin(s["selector"].unique())], value, alpha)
+    names = df["selector"].astype(str)
+    df = df[names.isin(methods)] if methods is not None else df[names != BASELINE]
+    kept, _ = pairing.paired_cells(df, value)
+    if kept.empty:
+        return pd.DataFrame()
+    s = kept.groupby([*CELL, "selector"], sort=False)[value].agg(mean="mean", std="std", n="count")
+    s = s.reset_index()
+    tests = _ttests(kept, value, alpha)
     out = []
     for cell, d in s.groupby(CELL, sort=False):
         if len(d) < 2:

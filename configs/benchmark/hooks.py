@@ -34,6 +34,7 @@ from fsbench.results.cost import TIME, accuracy_vs_time, plot_accuracy_vs_time, 
 from fsbench.results.fractions import (
     FractionComparison,
     at_fractions,
+    baseline_errors,
     best_per_dataset,
     compare_at_fractions,
     complete_selectors,
@@ -625,7 +626,7 @@ def best_section(
     best = best.drop(columns="overall", errors="ignore")
     write_table(best, out / "best_per_dataset", "Best method per dataset", "")
     sizes = dataset_sizes(sets)
-    base = _baseline_errors(sets)
+    base = baseline_errors(sets, fcs)  # on the splits the best's mean is over
     fractions = sorted(best["fraction"].unique())
     rows = []
     for (src, ds), g in best.groupby(["source", "dataset"], sort=True):
@@ -653,17 +654,6 @@ def best_section(
         "",
     ]
     return lines
-
-
-def _baseline_errors(sets: list[ResultSet]) -> dict[tuple[str, str], float]:
-    """Mean test error of the all-features baseline per (source, dataset)."""
-    out: dict[tuple[str, str], float] = {}
-    for rs in sets:
-        r = rs.results
-        b = r[r["selector"].astype(str).isin(rs.baseline_labels) & (r["status"] == "ok")]
-        for ds, e in b.groupby("dataset")["error"].mean().items():
-            out[(rs.source, str(ds))] = float(e)
-    return out
 
 
 def stability_section(

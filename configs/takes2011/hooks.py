@@ -31,6 +31,7 @@ from fsbench.diagnostics.registry import render_result_dir
 from fsbench.papers.folder import ReportContext
 from fsbench.papers.timing import load_timing, plot_timing, timing_table
 from fsbench.results.loading import read_results, read_run
+from fsbench.results.pairing import paired_cells
 from fsbench.results.paper_values import paper_cells
 from fsbench.results.table_files import has_table
 from fsbench.results.tables import md_table, save_figure
@@ -92,8 +93,11 @@ def curves(df: pd.DataFrame, grid: list[int]) -> pd.DataFrame:
 
 
 def summary(df: pd.DataFrame, grid: list[int]) -> pd.DataFrame:
-    """Per (dataset, method): own-choice accuracy and dimension, best curve accuracy, paired t vs TAKES."""
-    own = own_choice(df)
+    """Per (dataset, method): own-choice accuracy and dimension, best curve accuracy, paired t vs TAKES.
+
+    The own-choice accuracies compared (their means and the paired t-test against TAKES) are over the
+    splits every method of the dataset finished (:func:`fsbench.results.pairing.paired_cells`)."""
+    own, _ = paired_cells(own_choice(df), "accuracy", cell=("dataset",))
     cur = curves(df, grid)
     rows = []
     for ds in dict.fromkeys(df["dataset"]):

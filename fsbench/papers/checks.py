@@ -29,6 +29,7 @@ from fsbench.papers.sources import (
     with_x,
     x_columns,
 )
+from fsbench.results.pairing import paired_cells
 from fsbench.results.schema import BASELINE
 from fsbench.stats import CELL, paired_ttests, rank_shares
 
@@ -75,6 +76,18 @@ def _quantify(flags: dict[str, bool], quantifier: str | None) -> bool:
 def _x_label(x: Any) -> str:
     cols = x_columns(x)
     return " × ".join(_X_LABEL.get(c, c) for c in cols)
+
+
+def paired_rows(rows: pd.DataFrame, met: Metric) -> pd.DataFrame:
+    """A check's rows (``_v`` = the metric, ``_x`` = the abscissa) on the splits that every selector among
+    them finished, cell by cell (:func:`fsbench.results.pairing.paired_cells`; a cell = the columns of
+    :data:`fsbench.stats.CELL` the rows have, and ``_x``). A per-fit metric (CPU time: one row per fit,
+    :func:`fsbench.papers.sources.one_per_fit`) pairs without S, since a ranker's fit serves every S."""
+    if rows.empty or "repeat" not in rows.columns:
+        return rows
+    cell = [c for c in CELL if c in rows.columns and not (met.per_task and c == "n_features")]
+    kept, _ = paired_cells(rows, "_v", cell=[*cell, "_x"], setting=(), one_row=False)
+    return kept
 
 
 def _check_significance(
@@ -200,6 +213,7 @@ def _best_error(df: pd.DataFrame, check: dict[str, Any]) -> tuple[float, str]:
     rows = rows[(rows["_x"] >= lo) & (rows["_x"] <= hi) & (rows["selector"] != BASELINE)]
     if check.get("selectors"):
         rows = rows[rows["selector"].isin(check["selectors"])]
+    rows = paired_rows(rows, met)  # the lowest mean over the splits every selector finished
     if rows.empty:
         return float("nan"), ""
     m = rows.groupby(["_x", "selector"])["_v"].mean()

@@ -37,6 +37,7 @@ from fsbench.papers.checks import (
     _not_run,
     _quantify,
     _x_label,
+    paired_rows,
 )
 from fsbench.papers.sources import (
     Metric,
@@ -96,7 +97,10 @@ def evaluate_check(
     over whatever else varies at that x (several datasets of one experiment). A numeric x (S, n, D) is
     restricted to ``range``; a categorical x (``dataset``, or a list of columns such as ``[dataset,
     n_features]``) has one point per category, and its ``range``, if any, bounds S. Only x values where
-    every involved selector has results are used. "Better" means lower, or higher for a metric where
+    every involved selector has results are used, and in every cell (experiment, dataset, kernel, n_train,
+    S and x) only the splits that all involved selectors with results there finished
+    (:func:`fsbench.papers.checks.paired_rows`): the means compared are paired. "Better" means lower, or
+    higher for a metric where
     higher is better (accuracy).
     ``best`` / ``worst`` count ties as satisfied; ``trend`` and ``gain`` use the smallest and largest x
     run inside the range (printed in the detail). Significance checks with ``aggregate: mean`` average
@@ -155,7 +159,9 @@ def evaluate_check(
         return _ne(f"no results for {', '.join(missing)} in {where_exp} over {rng}")
     if not involved:
         return _ne("the check names no selectors")
-    table = rows[rows["selector"].isin(involved)].groupby(["_x", "selector"])["_v"].mean().unstack()
+    # compared on the splits every involved selector finished, cell by cell (fsbench.results.pairing)
+    rows = paired_rows(rows[rows["selector"].isin(involved)], met)
+    table = rows.groupby(["_x", "selector"])["_v"].mean().unstack()
     table = table.dropna(how="any")
     if table.empty:
         return _ne(f"no {xl} value ({rng}) where all of {', '.join(involved)} have results")

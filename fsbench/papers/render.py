@@ -91,7 +91,9 @@ def _error_table_md(table: dict[str, Any], cells: list[CellResult], ctx: _Ctx) -
     cfg = ctx.configs.get(exps[0]) if exps else None
     n_paper = cfg.repeats() if cfg else DEFAULT_REPEATS
     lines = [
-        f"{unit}; paper: {table.get('statistic', '')}; ours: mean ± std over our repeats (n)"
+        f"{unit}; paper: {table.get('statistic', '')}; ours: mean ± std over our repeats (n), each method "
+        "over the repeats it finished (a cell is compared with the paper's number, not with another method: "
+        "not paired)"
         + (f"; Welch's t-test with the paper's n = {n_paper} (config `repeats`)" if n_paper else "")
         + f". Agrees = within the paper's ± std or not significantly different (5 %); "
         f"without a paper std: {NO_STD_RULES[table['metric']]}.",
@@ -132,7 +134,8 @@ def _cpu_table_md(table: dict[str, Any], cells: list[CellResult]) -> list[str]:
     lines = [
         "CPU time, normalised to the fastest entry of the whole table on both sides "
         f"({table.get('normalisation') or _CPU_NORMALISATION}); ours = mean selection "
-        f"CPU time (`fit_cpu_s`) over repeats. Without a paper std: {NO_STD_RULES['cpu_time']}.",
+        f"CPU time (`fit_cpu_s`) over the repeats each method finished (not paired). Without a paper std: "
+        f"{NO_STD_RULES['cpu_time']}.",
         "",
     ]
     rows = []

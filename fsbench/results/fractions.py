@@ -10,7 +10,8 @@ of the dataset's D resolves to (:func:`fsbench.config_files.fraction_size`, the 
 * :func:`rank_table` lists, per fraction and selector, the average rank and whether it is significantly
   worse than the selector with the best average rank (Nemenyi, and Holm-corrected Wilcoxon);
 * :func:`best_per_dataset` names the lowest-error selector of every dataset at every fraction and where
-  the dataset's lowest error is reached;
+  the dataset's lowest error is reached; :func:`baseline_errors` gives the all-features SVM's error beside
+  it, over the same splits;
 * :func:`complete_selectors` names the selectors with results on every dataset (one failure would
   otherwise drop that dataset from every comparison);
 * :func:`at_fractions` selects the rows of any tidy table with ``n_features`` and ``d`` columns (stability,
@@ -28,6 +29,7 @@ import pandas as pd
 from fsbench.config_files import fraction_size
 from fsbench.results.compare import Comparison, compare_selectors
 from fsbench.results.loading import ResultSet
+from fsbench.results.pairing import split_columns_of
 from fsbench.results.stats_compare import CompareError, _full_set_sizes
 from fsbench.results.ties import at_resolution
 
@@ -226,6 +228,42 @@ def best_per_dataset(fcs: Sequence[FractionComparison]) -> pd.DataFrame:
     for _, g in out.groupby(keys, sort=False):
         r = resolved[g.index]
         out.loc[g.index[int(np.argmin(r))], "overall"] = True  # argmin: the first (smallest) fraction
+    return out
+
+
+def baseline_errors(
+    sets: Sequence[ResultSet], fcs: Sequence[FractionComparison], metric: str = "error"
+) -> dict[tuple[str, str], float]:
+    """The all-features baseline's mean ``metric`` per (source, dataset), over the splits the comparisons
+    averaged on that dataset (those every compared selector finished, at every fraction that compared it):
+    the reference beside :func:`best_per_dataset`, on the same splits as the best selector's mean. A dataset
+    no fraction compared keeps every split the baseline finished.
+
+    Returns
+    -------
+    dict
+        (source, dataset) → mean.
+    """
+    common: dict[tuple[str, str], set[tuple]] = {}
+    for fc in fcs:
+        sp = fc.comparison.blocks.splits if fc.comparison is not None else pd.DataFrame()
+        if sp.empty:
+            continue
+        split = [c for c in ("repeat", "fold") if c in sp.columns]
+        for (src, ds), g in sp.groupby(["source", "dataset"], sort=False):
+            keys = set(g[split].itertuples(index=False, name=None))
+            key = (str(src), str(ds))
+            common[key] = common[key] & keys if key in common else keys
+    out: dict[tuple[str, str], float] = {}
+    for rs in sets:
+        r = rs.results
+        base = r[r["selector"].astype(str).isin(rs.baseline_labels) & (r["status"] == "ok")]
+        base, split = split_columns_of(base)
+        for ds, g in base.groupby("dataset"):
+            keep = common.get((rs.source, str(ds)))
+            if keep is not None:
+                g = g[[k in keep for k in g[split].itertuples(index=False, name=None)]]
+            out[(rs.source, str(ds))] = float(g[metric].mean())
     return out
 
 

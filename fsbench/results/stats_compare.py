@@ -75,7 +75,8 @@ import pandas as pd
 from scipy import stats
 
 from fsbench.config_files import fraction_size
-from fsbench.results.loading import ResultSet, split_columns
+from fsbench.results.loading import ResultSet
+from fsbench.results.pairing import common_splits, split_columns_of
 from fsbench.results.schema import BASELINE
 from fsbench.results.ties import at_resolution
 
@@ -623,6 +624,8 @@ class Blocks:
     selectors: list[str]
     metric: str
     notes: list[str] = field(default_factory=list)
+    #: the (block, split) pairs averaged: BLOCK columns, ``repeat`` (and ``fold``, −1 outside k-fold)
+    splits: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 def _full_set_sizes(sets: list[ResultSet]) -> dict[tuple[str, str], int]:
@@ -720,15 +723,19 @@ def build_blocks(
         if n_full:
             notes.append(f"{n_full} block(s) at S = D left out (same SVM for every ranker); --keep-full")
         d = d[~full]
-    split = split_columns(d)
-    if "fold" in split:  # k-fold: one row per (repeat, fold); no fold (holdout) must stay a key, not NaN
-        d = d.assign(fold=pd.to_numeric(d["fold"], errors="coerce").fillna(-1).astype(int))
+    # k-fold: one row per (repeat, fold); no fold (holdout) must stay a key, not NaN
+    d, split = split_columns_of(d)
     key = [*BLOCK, *split, "selector"]
     if d.duplicated(key).any():
         raise CompareError(f"results hold several rows for one ({', '.join(['block', *split, 'selector'])})")
-    wide = d.set_index(key)[metric].unstack("selector").reindex(columns=chosen)
-    n_before = wide.reset_index()[BLOCK].drop_duplicates().shape[0]
-    wide = wide.dropna()  # paired: only splits in which every selector finished
+    n_before = d[BLOCK].drop_duplicates().shape[0]
+    # paired: only the splits in which every selector finished (the one pairing rule, fsbench.results.pairing)
+    if set(chosen) <= set(d["selector"]):
+        d, _ = common_splits(d, chosen, (), BLOCK, split, "selector", metric, "status")
+    else:  # a selector without any row here: no block has all of them
+        d = d.iloc[0:0]
+    wide = d.set_index(key)[metric].unstack("selector").reindex(columns=chosen).dropna()
+    splits = wide.index.to_frame(index=False)
     grouped = wide.groupby(level=BLOCK, sort=True)
     values, n_rep = grouped.mean(), grouped.size()
     if len(values) < n_before:
@@ -741,7 +748,9 @@ def build_blocks(
         raise CompareError(
             f"only {len(values)} block(s) where all of {chosen} have results; nothing to compare"
         )
-    return Blocks(values=_resolved(values), n_repeats=n_rep, selectors=chosen, metric=metric, notes=notes)
+    return Blocks(
+        values=_resolved(values), n_repeats=n_rep, selectors=chosen, metric=metric, notes=notes, splits=splits
+    )
 
 
 def _at_fraction(d: pd.DataFrame, sets: list[ResultSet], fraction: float, notes: list[str]) -> pd.DataFrame:
