@@ -746,6 +746,19 @@ def _write_plain_report(results_dir: Path, target, allow_incomplete: bool, html_
     return path
 
 
+def _update_facts(repo: Path, results_root: Path) -> list[Path]:
+    """Rewrite the marked prose numbers of ``repo``'s docs and notes (:mod:`fsbench.results.facts`),
+    saying which files changed and which markers could not be computed; the changed files."""
+    from fsbench.results import facts
+
+    changed, failed = facts.update(repo, results_root)
+    for f in changed:
+        typer.echo(f"{f}: marked numbers updated")
+    for m in failed:
+        typer.echo(f"warning: {m.line(repo)}", err=True)
+    return changed
+
+
 @app.command()
 @user_errors
 def build(
@@ -789,9 +802,11 @@ def build(
     status block of --docs; runs no task."""
     from fsbench.build import BuildError, build_copy, check_build
     from fsbench.build import build as do_build
+    from fsbench.results import facts
     from fsbench.results.docs_status import BEGIN, render_status, replace_block, update_docs
 
-    docs = docs if docs is not None else configs.resolve().parent / "docs" / "reproductions.md"
+    repo = configs.resolve().parent  # README.md, docs/ and configs/*/notes.md: their marked prose numbers
+    docs = docs if docs is not None else repo / "docs" / "reproductions.md"
     # a doc without the generated block (a project of your own) is left alone
     has_block = docs.is_file() and BEGIN in docs.read_text(encoding="utf-8")
 
@@ -807,9 +822,14 @@ def build(
             )
             if stale_docs:
                 typer.echo(f"differs: {docs} (its generated status block)")
-            if not res.ok or stale_docs:
+            stale_facts = facts.check(repo, results_root)
+            for m in stale_facts:
+                typer.echo(f"differs: {m.line(repo)} (a marked prose number; fsbench build rewrites it)")
+            if not res.ok or stale_docs or stale_facts:
                 raise typer.Exit(1)
             return
+        if out is None:  # before the reports, which show the notes with their marked numbers
+            _update_facts(repo, results_root)
         if out is not None:
             summary = build_copy(results_root, out, configs, paper, jobs=jobs, log=log)
         else:
@@ -827,6 +847,10 @@ def build(
     if out is None and has_block:
         changed = update_docs(docs, results_root)
         typer.echo(f"{docs}: status block {'updated' if changed else 'up to date'}")
+    if out is None:  # facts read from the reports just built; a paper whose notes changed is built again
+        again = [p for p in facts.notes_papers(_update_facts(repo, results_root)) if p in summary.papers]
+        if again:
+            do_build(results_root, configs, again, jobs=jobs, log=log)
     if summary.not_run and not paper:
         typer.echo(f"not run yet (no result table under {results_root}): {', '.join(summary.not_run)}")
     if summary.skipped and not paper:  # with --paper, the others are left out on purpose

@@ -40,6 +40,7 @@ from typing import Any
 import pandas as pd
 
 from fsbench.papers.values import PAPER_VALUES, configs_dir, load_paper_values
+from fsbench.results.facts import strip_markers
 from fsbench.results.loading import load_rows
 
 #: The hand-written discussion of a paper, in its folder.
@@ -145,9 +146,10 @@ class PaperFolder:
 
     @property
     def notes(self) -> str | None:
-        """The hand-written ``notes.md``, or ``None``."""
+        """The hand-written ``notes.md`` without the comments that mark its checked numbers (the numbers
+        kept: :func:`fsbench.results.facts.strip_markers`), or ``None``."""
         f = self.path / NOTES_FILE
-        return f.read_text(encoding="utf-8") if f.is_file() else None
+        return strip_markers(f.read_text(encoding="utf-8")) if f.is_file() else None
 
     @cached_property
     def hooks(self) -> ModuleType | None:

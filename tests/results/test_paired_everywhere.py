@@ -175,3 +175,23 @@ def test_cross_dataset_blocks_record_the_splits_they_average(tmp_path):
     x = blocks.splits[blocks.splits["dataset"] == "x"]
     assert 2 not in set(x["repeat"]) and len(x) == 5 * 2  # 5 repeats at each of S = 2, 4
     assert (blocks.n_repeats.xs("x", level="dataset") == 5).all()
+
+
+def test_a_cell_without_a_split_every_selector_finished_is_shown_unpaired_and_unmarked(tmp_path):
+    rows = finding_rows()
+    rows = rows[rows["selector"].isin(["Fisher", "flaky"])].copy()
+    # Fisher now fails where flaky finished: no repeat has both
+    gone = (rows["selector"] == "Fisher") & rows["repeat"].isin([0, 1, 2, 3])
+    rows.loc[gone, ["status", "error", "n_features", "message"]] = ["failed", np.nan, 0, MESSAGE]
+    d = tmp_path / "exp"
+    d.mkdir()
+    rows.to_csv(d / "results.csv", index=False)
+    (d / "run.json").write_text(json.dumps({"config_hash": "0" * 64, "effective_config": {"name": "exp"}}))
+    (d / "plots").mkdir()
+    (d / "plots" / "placeholder.png").write_bytes(b"")
+    text, _ = experiment_section(d, tmp_path)
+    lines = text.splitlines()
+    cells = dict(zip(_cells(next(ln for ln in lines if ln.startswith("| S |"))), _cells(lines[-2])))
+    assert cells["Fisher"] == "50.1 ± 0.0 (n=2, not paired)" and "(n=4, not paired)" in cells["flaky"]
+    assert "**" not in lines[-2] and "≈" not in lines[-2]
+    assert "not paired = no split that every selector of the cell finished" in text
