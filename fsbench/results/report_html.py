@@ -12,9 +12,21 @@ The page holds, in order:
   that every figure of the paper is on its page;
 * **Selectors across datasets** — average ranks, Friedman / Iman–Davenport, the Nemenyi critical-difference
   diagram and Holm-corrected Wilcoxon tests over the (directory, dataset, kernel, n_train, S) blocks where
-  every compared selector has results (:mod:`fsbench.results.compare`); a sentence where that is not
-  possible (e.g. one dataset, or no selector common to all directories);
+  every compared selector has results (:mod:`fsbench.results.compare`); every pair's tests, when there
+  are more pairs than a page's table holds, by the first rows and a link to ``REPORT_tables/posthoc.csv``
+  beside the page. Where the comparison is not possible (e.g. no two selectors common to all
+  directories) the section is left out and one line under the navigation says why;
 * **Provenance** — config hash, commit(s), package versions and times of every run (``run.json``).
+
+**Only a report's own kind of statistics.** The comparison across datasets and the figures' note are
+added only to a report that carries fsbench's generic analysis (its ``Stability of the selected
+subsets`` section: the layout's ``analysis`` place, :mod:`fsbench.papers.folder`). A report laid out
+without it states its statistics itself — the benchmark (``configs/benchmark/hooks.py``) compares the
+selectors at each fraction of D, one block per dataset; a Friedman test over every (dataset, S) block
+pooled, which are not independent, contradicted it on its page (p = 1e-28 where its own tests are
+per fraction), and the generic stability and ground-truth tables added 1,477 and 254 rows under
+headings of their own next to the benchmark's summaries of the same analyses. Nothing is appended that
+the report left out.
 
 **Figures are linked, not embedded.** The page sits in ``results/<paper>/`` beside the committed
 figures and references each by its relative path (``loading="lazy"``, its size from the PNG header);
@@ -24,7 +36,7 @@ page 13.4 MB, and drawing the stability and ground-truth figures for it (one err
 CPU. Those two analyses are shown by their tables (REPORT.md's own sections, computed once by
 :mod:`fsbench.results.experiment_tables`); their figures are one command away, ``fsbench compare DIRS
 --out OUT`` (``error_vs_stability.png``, ``ground_truth_*.png`` and a self-contained ``compare.html``), as
-the sections say. A report without a stability or ground-truth section gets one, with the full table.
+the sections say.
 Read the page in place, or copy it together with its folder; every ``<img>`` is checked to resolve
 (:func:`fsbench.results.html.unresolved_images`) when the page is written.
 
@@ -34,24 +46,23 @@ Diagnostics' tables (their own columns) are not analysed here; their figures ent
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from fsbench.results.compare import _console_md, compare_selectors
 from fsbench.results.experiment_tables import GROUND_TRUTH_SECTION, STABILITY_SECTION
-from fsbench.results.ground_truth import ground_truth_tables
 from fsbench.results.html import (
+    MAX_TABLE_ROWS,
     Details,
     Image,
     Provenance,
     Section,
+    Table,
     markdown_images,
     markdown_sections,
     write_html,
 )
 from fsbench.results.loading import ResultSet, load_result_sets
-from fsbench.results.stability import stability_table
+from fsbench.results.schema import BASELINE
 from fsbench.results.stats_compare import CompareError, plot_cd_diagram
 
 
@@ -67,17 +78,35 @@ FIGURES_ELSEWHERE = (
 )
 
 
-def _add_note(sections: list[Section], title: str, note: str, tables: Callable[[], list[Any]]) -> None:
+#: The page's comparison of selectors over every block of the report's result directories.
+ACROSS_DATASETS = "Selectors across datasets"
+
+
+def _add_note(sections: list[Section], title: str, note: str) -> None:
     """Put ``note`` into the section ``title`` after its introduction (the text before its first ``###``
-    heading); where there is no such section, append one holding ``note`` and ``tables()``."""
+    heading); nothing where the report has no such section (nothing is appended that it left out)."""
     sec = next((x for x in sections if x.title == title), None)
     if sec is None:
-        sections.append(Section(title, [note, *tables()]))
         return
     first = sec.items[0] if sec.items else ""
     m = re.search(r"^### ", first, re.M) if isinstance(first, str) else None
     intro, rest = (first[: m.start()], first[m.start() :]) if m else (first, "")
     sec.items[:1] = [x for x in (intro, note, rest) if not isinstance(x, str) or x.strip()]
+
+
+def _no_common_selectors(sets: list[ResultSet]) -> str:
+    """Why no comparison across the result directories ``sets`` is possible, in one sentence, or "" when
+    at least two selectors (the all-features baseline aside) have results in every one of them."""
+    ran = []
+    for s in sets:
+        ok = s.results[s.results["status"] == "ok"]
+        ran.append(set(ok["selector"].astype(str)) - set(s.baseline_labels) - {BASELINE})
+    common = sorted(set.intersection(*ran)) if ran else []
+    if len(common) >= 2:
+        return ""
+    which = f"only {common[0]}" if common else "none"
+    n = len(sets)
+    return f"it compares the selectors that ran in every one of the {n} result directories, and {which} did."
 
 
 def other_figures(report_md: Path, results_dir: Path) -> list[Details]:
@@ -116,52 +145,83 @@ def other_figures(report_md: Path, results_dir: Path) -> list[Details]:
     return out
 
 
-def analysis_sections(
-    sets: list[ResultSet], alpha: float = 0.05, report: list[Section] | None = None
-) -> list[Section]:
-    """The page's sections: ``report`` (REPORT.md's sections, changed in place) with a note in its
-    stability and ground-truth sections, then the across-datasets comparison and the provenance of
-    ``sets``.
+def across_datasets(sets: list[ResultSet], tables_dir: Path, alpha: float = 0.05) -> Section:
+    """The section :data:`ACROSS_DATASETS`: Friedman / Iman–Davenport, the Nemenyi CD diagram and every
+    pair's tests over the blocks of ``sets``; without items, and with the reason, where the comparison is
+    not possible.
+
+    Parameters
+    ----------
+    sets : list of ResultSet
+        The experiments' result directories.
+    tables_dir : Path
+        Where a table too long for the page is written in full (``posthoc.csv``), beside the page.
+    alpha : float
+        Family-wise significance level.
+
+    Returns
+    -------
+    Section
     """
-    sections = report if report is not None else []
+    reason = _no_common_selectors(sets)
+    if reason:
+        return Section(ACROSS_DATASETS, reason=reason)
     try:
         comp = compare_selectors(sets, alpha=alpha)
-        n, k = comp.friedman.n_blocks, comp.friedman.k
-        cd = plot_cd_diagram(
-            comp.friedman.average_ranks,
-            comp.nemenyi_groups,
-            comp.cd,
-            f"error: Nemenyi, alpha = {alpha}, N = {n} blocks, k = {k}",
-        )
-        sections.append(
-            Section(
-                "Selectors across datasets",
-                [
-                    _console_md(comp),
-                    comp.summary,
-                    Image(cd, f"critical-difference diagram (Nemenyi, CD = {comp.cd:.3f})"),
-                    comp.posthoc,
-                ],
-            )
-        )
     except CompareError as exc:
-        sections.append(Section("Selectors across datasets", [f"Not computed: {exc}"]))
-    legend = (
-        "Kuncheva's consistency index and the Nogueira–Sechidis–Brown (2018) estimator with its "
-        f"{100 * (1 - alpha):g} % confidence interval, of the top-S subsets across repeats (NaN at S = D)."
+        return Section(ACROSS_DATASETS, reason=f"not computed ({exc}).")
+    n, k = comp.friedman.n_blocks, comp.friedman.k
+    cd = plot_cd_diagram(
+        comp.friedman.average_ranks,
+        comp.nemenyi_groups,
+        comp.cd,
+        f"error: Nemenyi, alpha = {alpha}, N = {n} blocks, k = {k}",
+    )
+    post = comp.posthoc
+    if len(post) > MAX_TABLE_ROWS:  # k(k-1)/2 pairs: 153 for 18 selectors; all of them in the CSV
+        tables_dir.mkdir(parents=True, exist_ok=True)
+        post.to_csv(tables_dir / "posthoc.csv", index=False)
+        post = Table(post, tables_dir / "posthoc.csv")
+    return Section(
+        ACROSS_DATASETS,
+        [
+            _console_md(comp),
+            comp.summary,
+            Image(cd, f"critical-difference diagram (Nemenyi, CD = {comp.cd:.3f})"),
+            post,
+        ],
     )
 
-    def stab() -> list[Any]:
-        table = stability_table(sets, alpha=alpha)
-        return [legend, table] if not table.empty else ["No ranking of input features to compare."]
 
-    def truth() -> list[Any]:
-        share, success = ground_truth_tables(sets, alpha=alpha)
-        return [success, share] if not success.empty else ["No dataset with known relevant features."]
+def analysis_sections(
+    sets: list[ResultSet], report: list[Section], tables_dir: Path, alpha: float = 0.05
+) -> list[Section]:
+    """The page's sections: ``report`` (REPORT.md's sections, changed in place), with — where it carries
+    fsbench's generic analysis (its :data:`STABILITY_SECTION`) — a note in its stability and ground-truth
+    sections and the comparison across datasets, then the provenance of ``sets``.
 
-    # the tables are computed only where REPORT.md has no such section (it normally has both)
-    _add_note(sections, STABILITY_SECTION, FIGURES_ELSEWHERE, stab)
-    _add_note(sections, GROUND_TRUTH_SECTION, FIGURES_ELSEWHERE, truth)
+    Parameters
+    ----------
+    sets : list of ResultSet
+        The experiments' result directories under the report's folder.
+    report : list of Section
+        The report's sections (:func:`fsbench.results.html.markdown_sections`).
+    tables_dir : Path
+        Where a table too long for the page is written in full (see :func:`across_datasets`).
+    alpha : float
+        Family-wise significance level of the comparison.
+
+    Returns
+    -------
+    list of Section
+        ``report`` with what the page adds to it (see the module docstring: a report with statistics of
+        its own, such as the benchmark's, gets only the provenance).
+    """
+    sections = report
+    if any(s.title == STABILITY_SECTION for s in sections):
+        sections.append(across_datasets(sets, tables_dir, alpha))
+        _add_note(sections, STABILITY_SECTION, FIGURES_ELSEWHERE)
+        _add_note(sections, GROUND_TRUTH_SECTION, FIGURES_ELSEWHERE)
     sections.append(Section("Provenance", [Provenance({s.source: s.run or {} for s in sets})]))
     return sections
 
@@ -186,6 +246,6 @@ def write_report_html(report_md: Path, results_dir: Path, out: Path | None = Non
         sections.append(Section("Other figures in this folder", [intro, *others]))
     sets = _experiment_sets(results_dir)
     if sets:
-        sections = analysis_sections(sets, report=sections)
+        sections = analysis_sections(sets, sections, out.parent / f"{out.stem}_tables")
     # REPORT.md's figures are linked relative to it; the page links them relative to itself
     return write_html(out, sections, title=first, base=report_md.parent, link_from=out.parent)

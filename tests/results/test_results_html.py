@@ -118,7 +118,9 @@ def test_html_sections_images_and_provenance(tmp_path):
     assert {"1", "2", "a", "b"} <= set(p.cells)
     assert "52bc30e8" + "0" * 56 in p.cells
     assert "7f734f79, ffbb180d" in p.cells
-    assert "numpy 2.4.6, scipy 1.17.1" in p.cells
+    # the package versions once under the table, for every run that shares them (not a column of it)
+    assert "numpy 2.4.6, scipy 1.17.1" not in p.cells
+    assert "<p>Package versions (every run): numpy 2.4.6, scipy 1.17.1</p>" in text
     assert "<code>blocks.csv</code>" in text and "<strong>38</strong>" in text
 
 
