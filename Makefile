@@ -8,7 +8,7 @@ JOBS   ?= 2
 export FSBENCH_DATA_DIR ?= $(if $(wildcard ../shared/datasets),$(abspath ../shared/datasets),)
 export MPLBACKEND := Agg
 
-.PHONY: help install demo test test-fast lint format bench bench-scale reproduce-quick reproduce-all build check-build clean
+.PHONY: help install demo test test-fast lint format bench bench-scale reproduce-quick reproduce-all build check-build screenshots clean
 
 help:
 	@echo "make demo            venv + install + run the Weston nonlinear toy (5 repeats) + plot"
@@ -20,6 +20,7 @@ help:
 	@echo "make reproduce-all   every paper figure and table with the paper's repeats, then make build"
 	@echo "make build           every figure, table and report under results/ from the committed run tables"
 	@echo "make check-build     rebuild them in a temporary directory and compare with the committed ones"
+	@echo "make screenshots     every report page (REPORT.html) checked and photographed in headless chromium"
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -119,6 +120,16 @@ build: install
 # Rebuild a copy of the committed inputs in a temporary directory; fail on any derived file that differs.
 check-build: install
 	$(BIN)/fsbench build results --configs configs --check --jobs $(JOBS)
+
+# Every committed report's page: REPORT.html rendered from the committed REPORT.md (--html-only: nothing
+# recomputed; the page is not committed), its structure checked (unique navigation and ids, no empty
+# section, no over-long table, every link resolves) and its layout in headless chromium (no table wider
+# than the page, every image loaded); a screenshot of each page and its tiles into build/screenshots/
+# (git-ignored). Needs chromium (Debian: apt-get install -y chromium); exits 1 on any problem found.
+PAGES := $(patsubst %/REPORT.md,%,$(wildcard results/*/REPORT.md))
+screenshots: install
+	$(foreach d,$(PAGES),$(BIN)/fsbench report $(d) --html-only &&) true
+	$(BIN)/python -m fsbench.results.page_check --screenshots build/screenshots $(addsuffix /REPORT.html,$(PAGES))
 
 clean:
 	rm -rf results/demo results/quick .pytest_cache
