@@ -405,13 +405,16 @@ def _retry_hint(n_failed_kept: int) -> str:
 
 def _print_summary(name: str, summary) -> None:
     """The one summary line of a run (stdout) and its notes (stderr)."""
+    from fsbench.results.table_files import table_file
+
     for note in summary.notes:
         typer.echo(f"note: {note}", err=True)
     excluded = f" (excluded: {', '.join(summary.excluded)})" if summary.excluded else ""
     retry = f"; {_retry_hint(summary.n_failed_kept)}" if summary.n_failed_kept else ""
     typer.echo(
         f"{name}: {summary.n_tasks} tasks ({summary.n_skipped} resumed, {summary.n_run} run, "
-        f"{summary.n_failed} failed) in {summary.seconds:.1f} s -> {summary.out}/results.csv"
+        f"{summary.n_failed} failed) in {summary.seconds:.1f} s -> "
+        f"{table_file(summary.out) or Path(summary.out) / 'results.csv'}"
         f"{excluded}{retry}"
     )
 
