@@ -109,11 +109,13 @@ def _ttests(kept: pd.DataFrame, value: str, alpha: float) -> pd.DataFrame:
     split = [c for c in ("repeat", "fold") if c in kept.columns]
     for cell, d in kept.groupby(CELL, sort=False) if len(kept) else []:
         wide = d.pivot_table(index=split, columns="selector", values=value, aggfunc="first")
-        for a, b in combinations(list(wide.columns), 2):
-            pair = wide[[a, b]].dropna()
-            n = len(pair)
-            diff = (pair[a] - pair[b]).to_numpy()
-            t, p = paired_t(pair[a], pair[b])
+        arr = wide.to_numpy(dtype=float)  # (a NaN only where a selector lacks a split: dropped per pair)
+        for (i, a), (j, b) in combinations(enumerate(wide.columns), 2):
+            keep = ~(np.isnan(arr[:, i]) | np.isnan(arr[:, j]))
+            x, y = arr[keep, i], arr[keep, j]
+            n = int(keep.sum())
+            diff = x - y
+            t, p = paired_t(x, y)
             rows.append(
                 {
                     **dict(zip(CELL, cell)),
