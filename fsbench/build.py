@@ -57,6 +57,7 @@ from fsbench.plots import plot_results
 from fsbench.processes import worker_pool
 from fsbench.report import write_report
 from fsbench.results.loading import find_result_dirs, is_diagnostic
+from fsbench.results.run_state import read_run_json
 from fsbench.results.table_files import TABLE_FILE_NAMES
 from fsbench.results.tables import figure_metadata
 from fsbench.run.engine import unfinished_runs
@@ -109,21 +110,29 @@ class CheckResult:
     missing: list[str] = field(default_factory=list)  # the build writes them; not in place
     extra: list[str] = field(default_factory=list)  # in place; no build step writes them (stale)
     same_picture: list[str] = field(default_factory=list)  # other bytes, same pixels (see module doc)
+    dirty: list[str] = field(default_factory=list)  # run.json files recording git_dirty: true
     n_files: int = 0
     seconds: float = 0.0
 
     @property
     def ok(self) -> bool:
-        return not (self.differing or self.missing or self.extra)
+        return not (self.differing or self.missing or self.extra or self.dirty)
 
     def summary(self) -> str:
         """One line: the verdict and the counts."""
         if self.ok:
             tol = f"; {len(self.same_picture)} figure(s) equal by pixels" if self.same_picture else ""
             return f"build check: {self.n_files} derived files up to date{tol} ({self.seconds:.0f} s)"
+        if not (self.differing or self.missing or self.extra):
+            return (
+                f"build check: {self.n_files} derived files up to date, but {len(self.dirty)} run.json "
+                "record(s) a dirty working tree (git_dirty: true), so their commit does not pin the code "
+                f"that computed them: rerun those from a clean checkout ({self.seconds:.0f} s)"
+            )
+        dirty = f", {len(self.dirty)} run.json with git_dirty: true" if self.dirty else ""
         return (
             f"build check: {len(self.differing)} differing, {len(self.missing)} missing, "
-            f"{len(self.extra)} stale of {self.n_files} derived files; run `fsbench build` and commit "
+            f"{len(self.extra)} stale of {self.n_files} derived files{dirty}; run `fsbench build` and commit "
             f"({self.seconds:.0f} s)"
         )
 
@@ -133,6 +142,7 @@ class CheckResult:
             [f"differs  {p}" for p in self.differing]
             + [f"missing  {p}" for p in self.missing]
             + [f"stale    {p}" for p in self.extra]
+            + [f"dirty    {p}" for p in self.dirty]
         )
 
 
@@ -428,6 +438,19 @@ def build_copy(
     return build(out, configs_root, papers, jobs=jobs, log=log)
 
 
+def dirty_runs(results_root: Path, papers: list[str]) -> list[str]:
+    """The ``run.json`` files under the given paper folders that record ``git_dirty: true`` (paths
+    relative to ``results_root``): the commit they name is not the code that computed their rows, so a
+    committed result must come from a clean tree (provenance, docs/results.md)."""
+    found = []
+    for name in papers:
+        for f in sorted((results_root / name).rglob("run.json")):
+            info = read_run_json(f.parent)
+            if info is not None and info.get("git_dirty"):
+                found.append(f.relative_to(results_root).as_posix())
+    return found
+
+
 def check_build(
     results_root: Path = Path("results"),
     configs_root: Path = Path("configs"),
@@ -455,5 +478,6 @@ def check_build(
         target = Path(out) if out is not None else Path(tmp) / "results"
         summary = build_copy(results_root, target, configs_root, papers, jobs=jobs, log=log)
         res = compare_trees(target, Path(results_root), summary.papers)
+    res.dirty = dirty_runs(Path(results_root), summary.papers)
     res.seconds = time.perf_counter() - t0
     return res

@@ -184,6 +184,25 @@ def test_check_finds_differing_missing_and_stale_files(tree):
     assert _files(results) == built
 
 
+def test_check_fails_on_a_run_json_recording_a_dirty_tree(tree):
+    """A committed run whose run.json says git_dirty: true is not pinned by its commit: the check fails
+    and names it, even when every derived file is up to date."""
+    results, configs = tree
+    build(results, configs)
+    assert check_build(results, configs).ok
+    run_json = results / "mini" / "sweep_n" / "run.json"
+    info = json.loads(run_json.read_text())
+    info["git_dirty"] = True
+    run_json.write_text(json.dumps(info, indent=1))
+    res = check_build(results, configs)
+    assert not res.ok and res.dirty == ["mini/sweep_n/run.json"]
+    assert not (res.differing or res.missing or res.extra)
+    out = cli("build", results, "--configs", configs, "--check")
+    assert out.exit_code == 1
+    assert "git_dirty: true" in out.stdout.splitlines()[0]
+    assert out.stdout.splitlines()[1:] == ["dirty    mini/sweep_n/run.json"]
+
+
 def test_build_html_writes_every_papers_page_beside_its_report(tree):
     results, configs = tree
     out = cli("build", results, "--configs", configs, "--html")
