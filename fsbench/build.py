@@ -16,9 +16,11 @@ the code:
 * per result directory: figures and CPU-time tables (``plots/``, :func:`fsbench.plots.plot_results`), or a
   diagnostic's tables and figures (:meth:`fsbench.diagnostics.base.Diagnostic.render`);
 * per paper folder, through the one report entry point (:func:`write_paper_report`): ``REPORT.md`` and
-  whatever the report writes beside it — ``stability.*`` and ``ground_truth*`` in every result
-  directory (:func:`fsbench.results.experiment_tables.write_experiment_tables`) and the paper's own
-  summaries and figures.
+  whatever the report writes beside it — for a paper, ``comparison.json`` (the comparison with the
+  paper the report renders, :mod:`fsbench.papers.comparison`; the status block of the docs and the
+  prose facts read it), ``stability.*`` and ``ground_truth*`` in every result directory
+  (:func:`fsbench.results.experiment_tables.write_experiment_tables`) and the paper's own summaries
+  and figures.
 
 :func:`build` deletes every derived file of a paper folder and writes them again, so a file that no step
 writes any more cannot stay behind. The build reads only the inputs (it never runs a task) and is

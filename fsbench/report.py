@@ -7,11 +7,12 @@ and provenance (commit, repeats). With ``--paper`` (a paper folder such as ``con
 bare name) it adds, from the paper's machine-readable values (``paper_values.yaml``), paper value vs ours,
 the difference and whether it is significant given both standard deviations, and whether each qualitative
 claim holds; a summary at the top states the agreement rule and counts the cells that agree and the claims
-that hold. The folder's hand-written ``notes.md`` (why the numbers differ, what was substituted) and the
-sections of its ``hooks.py`` are placed where its layout says (:mod:`fsbench.papers.folder`). Every report
-ends with the stability of every experiment and, where the relevant features are known, their recovery
-(:mod:`fsbench.results.experiment_tables`, which writes ``stability.csv/.md`` and ``ground_truth*.csv/.md``
-beside each experiment).
+that hold. That comparison is computed once into an object (:mod:`fsbench.papers.comparison`), written
+beside the report as ``comparison.json`` and rendered into it. The folder's hand-written ``notes.md``
+(why the numbers differ, what was substituted) and the sections of its ``hooks.py`` are placed where its
+layout says (:mod:`fsbench.papers.folder`). Every report ends with the stability of every experiment
+and, where the relevant features are known, their recovery (:mod:`fsbench.results.experiment_tables`,
+which writes ``stability.csv/.md`` and ``ground_truth*.csv/.md`` beside each experiment).
 
 One writer serves every paper: nothing here names a paper.
 """
@@ -23,9 +24,11 @@ from pathlib import Path
 import pandas as pd
 
 from fsbench.papers.cells import method_frame
+from fsbench.papers.compare import compare_paper
+from fsbench.papers.comparison import write_comparison
 from fsbench.papers.folder import PaperFolder, ReportContext, report_layout
 from fsbench.papers.page import analysis_section, runs_table
-from fsbench.papers.render import paper_sections
+from fsbench.papers.render import render_comparison
 from fsbench.papers.values import PAPER_VALUES
 from fsbench.plots import plot_results
 from fsbench.results.loading import (
@@ -379,9 +382,10 @@ def write_report(
     paper_text = ""
     if paper is not None and paper.compared and ("summary" in layout or "comparison" in layout):
         # diagnostics' tables too: a paper table may be reproduced by a diagnostic (their own columns)
-        summary_lines, paper_text = paper_sections(
-            paper.name, load_rows([results_dir]), root, values_path=paper.path / PAPER_VALUES
-        )
+        cmp = compare_paper(paper.name, load_rows([results_dir]), values_path=paper.path / PAPER_VALUES)
+        # the object, beside the report: what the docs' status block and the prose facts read
+        write_comparison(cmp, root)
+        summary_lines, paper_text = render_comparison(cmp)
 
     def section(name: str) -> list[str]:
         if name == "summary":

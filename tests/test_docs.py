@@ -2,7 +2,8 @@
 
 * the README stays short (at most 200 lines) and keeps ``make test`` as its test command;
 * the generated status block of docs/reproductions.md equals what :func:`render_status` gives on the
-  committed reports, and :func:`render_status` / :func:`update_docs` read made-up reports correctly;
+  committed comparisons (``results/<paper>/comparison.json``), and :func:`render_status` /
+  :func:`update_docs` read made-up comparisons correctly, and never a ``REPORT.md``;
 * every relative link points to an existing file (and an existing heading, for ``#anchor`` links);
 * every ``fsbench <command>`` shown in code exists in the CLI, every ``make <target>`` in the Makefile;
 * every repository path shown in code (``configs/...``, ``results/...``, ``fsbench/...``, ...) exists, and
@@ -19,6 +20,9 @@ import pytest
 import typer
 
 from fsbench.cli import app
+from fsbench.papers.checks import FAILS, HOLDS, NOT_CHECKABLE, NOT_EVALUABLE
+from fsbench.papers.comparison import PaperComparison, write_comparison
+from fsbench.papers.readings import EXPLAINED, INCONSISTENT, UNEXPLAINED
 from fsbench.results.docs_status import BEGIN, END, read_status, render_status, replace_block, update_docs
 
 REPO = Path(__file__).resolve().parents[1]
@@ -109,49 +113,41 @@ def test_status_block_matches_committed_reports():
     assert papers <= rows, sorted(papers - rows)
 
 
-SUMMARY = """# Report: {paper}
-
-## Comparison with the paper {paper} — summary
-
-{no_cells}- **Table cells: {agree} of {compared} comparable cells agree with the paper** (...); \
-{differ} differ.
-- **Claims: {hold} hold, {fail} do not hold, {ne} not evaluable** (results missing), \
-{nc} not machine-checkable — {total} in all.
-{readings}
-"""
-
-
-def _report(root: Path, paper: str, readings: bool, no_cells: bool, **n: int) -> Path:
+def _comparison(root: Path, paper: str, no_cells: bool, **n: int) -> Path:
+    """A made-up ``<paper>/comparison.json`` with these counts, written by the writer of the build."""
     d = root / paper
     d.mkdir(parents=True)
-    text = SUMMARY.format(
+    explained = n.get("explained", 0)
+    cmp = PaperComparison(
         paper=paper,
-        no_cells="- **No printed table cell can be compared**: truncated.\n" if no_cells else "",
-        readings=(
-            f"- **Of {n['differ']} differing cells: {n['explained']} explained by a reading, 0 paper "
-            f"inconsistent, {n['differ'] - n['explained']} unexplained.**"
-            if readings
-            else ""
-        ),
-        **{k: v for k, v in n.items() if k != "explained"},
+        title=paper,
+        tables=[],
+        totals={"agree": n["agree"], "compared": n["compared"], "differ": n["differ"]},
+        claims=[],
+        claim_counts={HOLDS: n["hold"], FAILS: n["fail"], NOT_EVALUABLE: n["ne"], NOT_CHECKABLE: n["nc"]},
+        readings=[],
+        differing_counts={EXPLAINED: explained, INCONSISTENT: 0, UNEXPLAINED: n["differ"] - explained},
+        substitutions=[],
+        figure_readings=[],
+        choices=[],
+        no_table_cells="truncated." if no_cells else None,
     )
-    (d / "REPORT.md").write_text(text, encoding="utf-8")
-    return d / "REPORT.md"
+    return write_comparison(cmp, d)
 
 
-def test_render_status_reads_made_up_reports(tmp_path):
-    counts = dict(agree=7, compared=19, differ=12, hold=4, fail=3, ne=2, nc=1, total=10, explained=5)
-    _report(tmp_path, "zeta2020", readings=True, no_cells=False, **counts)
-    zero = dict(agree=0, compared=0, differ=0, hold=1, fail=0, ne=0, nc=0, total=1)
-    _report(tmp_path, "alpha2019", readings=False, no_cells=True, **zero)
+def test_render_status_reads_made_up_comparisons(tmp_path):
+    counts = dict(agree=7, compared=19, differ=12, hold=4, fail=3, ne=2, nc=1, explained=5)
+    _comparison(tmp_path, "zeta2020", no_cells=False, **counts)
+    zero = dict(agree=0, compared=0, differ=0, hold=1, fail=0, ne=0, nc=0)
+    _comparison(tmp_path, "alpha2019", no_cells=True, **zero)
     (tmp_path / "scale").mkdir()
     (tmp_path / "scale" / "REPORT.md").write_text("# Report: scale\n\nno paper here\n", encoding="utf-8")
 
-    st = read_status(tmp_path / "zeta2020" / "REPORT.md")
+    st = read_status(tmp_path / "zeta2020")
     assert (st.cells_agree, st.cells_compared, st.claims_hold, st.claims_total) == (7, 19, 4, 10)
     assert (st.claims_fail, st.claims_not_evaluable, st.claims_not_checkable) == (3, 2, 1)
     assert st.explained == (5, 12) and not st.no_cells
-    assert read_status(tmp_path / "scale" / "REPORT.md") is None
+    assert read_status(tmp_path / "scale") is None
 
     table = render_status(tmp_path, link_prefix="../res").splitlines()
     assert len(table) == 4  # header, rule, two papers (scale is not one), in name order
@@ -159,12 +155,31 @@ def test_render_status_reads_made_up_reports(tmp_path):
     assert "(../res/zeta2020/REPORT.md)" in table[3]
     assert "| 7 / 19 |" in table[3] and "| 5 of 12 |" in table[3]
     assert "4 / 10 (3 do not hold, 2 not evaluable, 1 not machine-checkable)" in table[3]
-    assert "| - |" in table[2] and "not in our copy" in table[2]
+    assert "| 0 of 0 |" in table[2] and "not in our copy" in table[2]
+
+
+def test_status_reads_no_report(tmp_path, monkeypatch):
+    """The status block comes from comparison.json alone: a REPORT.md that says otherwise is not read."""
+    _comparison(
+        tmp_path, "zeta2020", no_cells=False, agree=7, compared=19, differ=12, hold=4, fail=3, ne=2, nc=1
+    )
+    (tmp_path / "zeta2020" / "REPORT.md").write_text(
+        "**Table cells: 1 of 2 comparable cells agree with the paper**\n", encoding="utf-8"
+    )
+    read = Path.read_text
+
+    def no_report(self: Path, *args, **kwargs) -> str:
+        assert self.name != "REPORT.md", f"{self} was read"
+        return read(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "read_text", no_report)
+    assert "| 7 / 19 |" in render_status(tmp_path)
 
 
 def test_update_docs_rewrites_only_the_block(tmp_path):
-    _report(tmp_path / "res", "p1", readings=False, no_cells=False,
-            agree=1, compared=2, differ=1, hold=0, fail=1, ne=0, nc=0, total=1)  # fmt: skip
+    _comparison(
+        tmp_path / "res", "p1", no_cells=False, agree=1, compared=2, differ=1, hold=0, fail=1, ne=0, nc=0
+    )
     doc = tmp_path / "doc.md"
     doc.write_text(f"intro\n\n{BEGIN}\nSTALE-LINE\n{END}\n\nafter\n", encoding="utf-8")
     assert update_docs(doc, tmp_path / "res") is True

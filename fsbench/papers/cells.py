@@ -111,6 +111,8 @@ class CellResult:
     ``failed``, ``external``, ``untestable``.
     ``cell_index`` is the index of the printed cell in the table's ``cells`` and ``quantity`` the label
     of the number it judges (``""``: the cell's ``value``; else an ``also_compare`` entry's label).
+    ``marks`` are the markers of the dataset substitutions the cell's data uses (`` †1 †2``; set by
+    :meth:`fsbench.papers.readings.SubstitutionMarks.mark_cells`), shown after ``setting``.
     ``tolerance`` is the no-std rule's bound where it is a number (rank shares); CPU cells also
     carry ``paper_norm`` (the paper's value ÷ its table minimum), ``ours_seconds`` (our mean CPU
     time) and ``ratio`` (ours ÷ paper, both normalised).
@@ -139,6 +141,7 @@ class CellResult:
     quantity: str = ""
     cell_index: int = -1
     agree_relative: bool | None = None
+    marks: str = ""
 
     @property
     def agrees_secondary(self) -> bool:

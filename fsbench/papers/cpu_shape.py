@@ -106,6 +106,12 @@ class CpuShape:
     #: table id → caption number and x name, for the headings
     tables: dict[str, tuple[str, str]] = field(default_factory=dict)
 
+    def table_ids(self) -> list[str]:
+        """The tables compared, in the order of the rule's ``tables`` (the order the report shows them;
+        :attr:`tables` read back from ``comparison.json`` has its keys sorted)."""
+        order = [str(e["table"]) for e in self.rule.get("tables", [])]
+        return [t for t in dict.fromkeys(order) if t in self.tables]
+
 
 def _statistic(name: str):
     if name == "median":
@@ -343,9 +349,9 @@ def cpu_shape_markdown(shape: CpuShape) -> list[str]:
     boot = sl.get("bootstrap") or {}
     order = rule.get("order") or {}
     ranges = ", ".join(
-        f"Table {shape.tables[t][0]}: {v[0]}–{v[1]}"
-        for t, v in (sl.get("range") or {}).items()
-        if t in shape.tables
+        f"Table {shape.tables[t][0]}: {sl['range'][t][0]}–{sl['range'][t][1]}"
+        for t in shape.table_ids()
+        if t in (sl.get("range") or {})
     )
     lines = [
         "### CPU tables by their shape",
@@ -365,7 +371,8 @@ def cpu_shape_markdown(shape: CpuShape) -> list[str]:
     ]
     if rule.get("why"):
         lines += [f"_Why: {' '.join(str(rule['why']).split())}_", ""]
-    for tid, (number, key) in shape.tables.items():
+    for tid in shape.table_ids():
+        number, key = shape.tables[tid]
         rows = []
         for s in (s for s in shape.slopes if s.table == tid):
             method = s.method if s.paper_column == s.method else f"{s.method} (vs {s.paper_column})"

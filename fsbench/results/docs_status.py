@@ -1,8 +1,10 @@
-"""The per-paper status table of ``docs/reproductions.md``, generated from the committed reports.
+"""The per-paper status table of ``docs/reproductions.md``, generated from the committed comparisons.
 
 Result numbers are kept out of the prose of the README and ``docs/``. Where a status table is useful
 (how many printed table cells agree with each paper, how many of its claims hold) it is generated from
-the summary that opens every committed ``results/<paper>/REPORT.md`` and written between two markers::
+the comparison with the paper that ``fsbench build`` writes beside every report,
+``results/<paper>/comparison.json`` (:mod:`fsbench.results.comparison_file`; the object it holds:
+:mod:`fsbench.papers.comparison`), and written between two markers::
 
     <!-- BEGIN generated: status -->
     ...
@@ -10,35 +12,36 @@ the summary that opens every committed ``results/<paper>/REPORT.md`` and written
 
 :func:`render_status` builds the block, :func:`update_docs` rewrites it in place (``fsbench build`` calls
 it after the reports), and ``tests/test_docs.py`` checks that the committed block equals what
-:func:`render_status` gives on the committed reports. Only the reports' summary lines are read (the
-lines the one report writer prints under "Comparison with the paper ... — summary"); a result
-directory without them (e.g. ``results/scale/``, not a paper) is left out.
+:func:`render_status` gives on the committed comparisons. Only the counts the comparison stores are read
+(its ``totals``, ``claim_counts`` and ``differing_counts``); ``REPORT.md`` is never read. A result
+directory without a ``comparison.json`` (e.g. ``results/scale/``, not a paper) is left out.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from fsbench.results.comparison_file import (
+    CLAIM_FAILS,
+    CLAIM_HOLDS,
+    CLAIM_NOT_CHECKABLE,
+    CLAIM_NOT_EVALUABLE,
+    COMPARISON_FILE,
+    EXPLAINED,
+    read_comparison_file,
+)
 from fsbench.results.tables import md_table
 
 BEGIN = "<!-- BEGIN generated: status -->"
 END = "<!-- END generated: status -->"
+#: The report each row links to.
 REPORT = "REPORT.md"
-
-_CELLS = re.compile(r"\*\*Table cells: (\d+) of (\d+) comparable cells agree with the paper\*\*")
-_CLAIMS = re.compile(
-    r"\*\*Claims: (\d+) hold, (\d+) do not hold, (\d+) not evaluable\*\* \(results missing\), "
-    r"(\d+) not machine-checkable — (\d+) in all\."
-)
-_EXPLAINED = re.compile(r"\*\*Of (\d+) differing cells: (\d+) explained by a reading")
-_NO_CELLS = "**No printed table cell can be compared**"
 
 
 @dataclass(frozen=True)
 class PaperStatus:
-    """The counts of one paper's report summary."""
+    """The counts of one paper's comparison."""
 
     paper: str
     cells_agree: int
@@ -48,49 +51,39 @@ class PaperStatus:
     claims_not_evaluable: int
     claims_not_checkable: int
     claims_total: int
-    #: differing cells explained by an alternative reading, and all differing cells (None: no readings)
-    explained: tuple[int, int] | None
-    #: the report says no printed cell of the paper can be compared (our copy of the paper lacks them)
+    #: differing cells explained by an alternative reading, and all differing cells
+    explained: tuple[int, int]
+    #: no printed cell of the paper can be compared (our copy of the paper lacks them)
     no_cells: bool
 
 
-def read_status(report: Path) -> PaperStatus | None:
-    """The summary counts of one ``REPORT.md``, or None if it has no paper comparison summary.
+def read_status(folder: Path) -> PaperStatus | None:
+    """The counts of one paper folder's ``comparison.json``, or None if it has none (not a paper).
 
     Parameters
     ----------
-    report : Path
-        A ``results/<paper>/REPORT.md``.
+    folder : Path
+        A ``results/<paper>`` folder.
 
     Returns
     -------
     PaperStatus or None
-
-    Raises
-    ------
-    ValueError
-        The report has a cell count but no claim count (a summary format this module does not know).
     """
-    text = report.read_text(encoding="utf-8")
-    cells = _CELLS.search(text)
-    if cells is None:
+    data = read_comparison_file(folder)
+    if data is None:
         return None
-    claims = _CLAIMS.search(text)
-    if claims is None:
-        raise ValueError(f"{report}: a table-cell count but no claim count in its summary")
-    explained = _EXPLAINED.search(text)
-    c = [int(g) for g in claims.groups()]
+    cells, claims, differing = data["totals"], data["claim_counts"], data["differing_counts"]
     return PaperStatus(
-        paper=report.parent.name,
-        cells_agree=int(cells.group(1)),
-        cells_compared=int(cells.group(2)),
-        claims_hold=c[0],
-        claims_fail=c[1],
-        claims_not_evaluable=c[2],
-        claims_not_checkable=c[3],
-        claims_total=c[4],
-        explained=(int(explained.group(2)), int(explained.group(1))) if explained else None,
-        no_cells=_NO_CELLS in text,
+        paper=Path(folder).name,
+        cells_agree=int(cells["agree"]),
+        cells_compared=int(cells["compared"]),
+        claims_hold=int(claims[CLAIM_HOLDS]),
+        claims_fail=int(claims[CLAIM_FAILS]),
+        claims_not_evaluable=int(claims[CLAIM_NOT_EVALUABLE]),
+        claims_not_checkable=int(claims[CLAIM_NOT_CHECKABLE]),
+        claims_total=sum(int(n) for n in claims.values()),
+        explained=(int(differing[EXPLAINED]), sum(int(n) for n in differing.values())),
+        no_cells=data.get("no_table_cells") is not None,
     )
 
 
@@ -100,7 +93,7 @@ def render_status(results_root: Path, link_prefix: str = "../results") -> str:
     Parameters
     ----------
     results_root : Path
-        The directory holding ``<paper>/REPORT.md`` (the repository's ``results/``).
+        The directory holding ``<paper>/comparison.json`` (the repository's ``results/``).
     link_prefix : str
         How the document that shows the table reaches ``results_root`` (``docs/`` -> ``../results``).
 
@@ -117,8 +110,8 @@ def render_status(results_root: Path, link_prefix: str = "../results") -> str:
         "differing cells explained by a reading",
     ]
     rows = []
-    for report in sorted(Path(results_root).glob(f"*/{REPORT}")):
-        st = read_status(report)
+    for comparison in sorted(Path(results_root).glob(f"*/{COMPARISON_FILE}")):
+        st = read_status(comparison.parent)
         if st is None:
             continue
         cells = f"{st.cells_agree} / {st.cells_compared}" + (
@@ -134,7 +127,7 @@ def render_status(results_root: Path, link_prefix: str = "../results") -> str:
             if n
         ]
         claims = f"{st.claims_hold} / {st.claims_total}" + (f" ({', '.join(others)})" if others else "")
-        explained = f"{st.explained[0]} of {st.explained[1]}" if st.explained else "-"
+        explained = f"{st.explained[0]} of {st.explained[1]}"
         link = f"[`results/{st.paper}/{REPORT}`]({link_prefix}/{st.paper}/{REPORT})"
         rows.append([st.paper, link, cells, claims, explained])
     return md_table(header, rows)
@@ -156,14 +149,14 @@ def replace_block(text: str, block: str) -> str:
 
 
 def update_docs(docs_path: Path, results_root: Path, link_prefix: str = "../results") -> bool:
-    """Rewrite the generated status block of ``docs_path`` from the reports under ``results_root``.
+    """Rewrite the generated status block of ``docs_path`` from the comparisons under ``results_root``.
 
     Parameters
     ----------
     docs_path : Path
         The document holding the markers (``docs/reproductions.md``).
     results_root : Path
-        The directory holding ``<paper>/REPORT.md``.
+        The directory holding ``<paper>/comparison.json``.
     link_prefix : str
         See :func:`render_status`.
 

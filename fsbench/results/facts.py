@@ -8,8 +8,9 @@ quoted from a table, a count of agreeing cells) is wrapped in a marker naming th
 
 The comments render invisibly; the value between them is the number the reader sees. Each fact is a small
 function of the committed files (``run.json``, ``results.csv``, ``benchmarks/results/*.json``, the configs,
-the committed reports' count tables), registered in :data:`FACTS` under its name, with arguments in
-parentheses where one function serves many numbers (``error_pct(ramona2012/tab2_usps, sas, 200)``).
+the counts of the committed comparisons with the papers, ``comparison.json``), registered in
+:data:`FACTS` under its name, with arguments in parentheses where one function serves many numbers
+(``error_pct(<paper>/<experiment>, sas, 200)``).
 
 * :func:`check` lists every marker whose text differs from what its fact computes (``fsbench build
   --check`` fails on any, and ``tests/results/test_facts.py`` checks the committed docs);
@@ -30,9 +31,10 @@ that is not committed, or from the history of a result ("before the rerun: 81.1 
 fact must be cheap (reading a few tables or JSON files; a test bounds each at a few seconds) so that the
 check runs in every ``fsbench build --check`` and test run.
 
-Facts that read a committed ``REPORT.md`` (``report_*``) see the report in place; ``fsbench build`` rewrites
-the markers again after building the reports and rebuilds a paper whose notes changed then, since its
-report shows them.
+Facts that count what a paper's report shows (``report_*``) read the comparison it is rendered from, the
+committed ``results/<paper>/comparison.json`` (:mod:`fsbench.results.comparison_file`), never the
+Markdown; ``fsbench build`` rewrites the markers again after building the reports and rebuilds a paper
+whose notes changed then, since its report shows them.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from typing import Any
 import pandas as pd
 
 from fsbench.config_files import read_config
+from fsbench.results.comparison_file import COMPARISON_FILE, read_comparison_file
 from fsbench.results.loading import baseline_labels, find_result_dirs, read_results
 from fsbench.results.run_state import read_run_json
 from fsbench.results.table_files import table_file
@@ -122,12 +125,12 @@ class FactContext:
         """The effective mapping of ``configs/<rel>.yaml`` (its ``base:`` chain merged)."""
         return self.cached(("config", rel), lambda: read_config(self.root / "configs" / f"{rel}.yaml"))
 
-    def report(self, paper: str) -> str:
-        """The committed ``REPORT.md`` of a paper folder of the results tree."""
-        f = self.results / paper / "REPORT.md"
-        if not f.is_file():
-            raise FactError(f"no report {f}")
-        return self.cached(("report", paper), lambda: f.read_text(encoding="utf-8"))
+    def comparison(self, paper: str) -> dict[str, Any]:
+        """The committed ``comparison.json`` of a paper folder of the results tree, as JSON data."""
+        data = self.cached(("comparison", paper), lambda: read_comparison_file(self.results / paper))
+        if data is None:
+            raise FactError(f"no {COMPARISON_FILE} in {self.results / paper}")
+        return data
 
 
 class FactError(ValueError):
@@ -471,57 +474,54 @@ def json_count(ctx: FactContext, file: str, path: str, key: str) -> int:
     return sum(bool(r.get(key)) for r in _json_at(ctx.json(file), path))
 
 
-# --------------------------------------------------------------------------- committed reports
-def _md_rows(text: str, header: str) -> list[dict[str, str]]:
-    """The rows of the Markdown table whose header line starts with ``header`` (first such table)."""
-    lines = text.splitlines()
-    for i, line in enumerate(lines):
-        if line.startswith(header):
-            cols = [c.strip() for c in line.strip().strip("|").split("|")]
-            rows = []
-            for row in lines[i + 2 :]:
-                if not row.startswith("|"):
-                    break
-                rows.append(dict(zip(cols, (c.strip() for c in row.strip().strip("|").split("|")))))
-            return rows
-    raise FactError(f"no table with the header {header!r}")
-
-
-def _report_cell(ctx: FactContext, paper: str, header: str, table: str, column: str) -> int:
-    for row in _md_rows(ctx.report(paper), header):
-        if row.get("table") == table:
-            if column not in row:
-                raise FactError(f"{paper}: no column {column!r} in the table {header!r}")
-            return int(row[column])
-    raise FactError(f"{paper}: no row for table {table!r} in {header!r}")
+# --------------------------------------------------------------------------- committed comparisons
+def _table(ctx: FactContext, paper: str, name: str, key: str) -> dict[str, Any]:
+    """The table of a paper's comparison that the report names ``name`` (``key``: ``name`` in the count
+    table of its summary, ``differing_name`` in the table of differing cells per class)."""
+    for t in ctx.comparison(paper)["tables"]:
+        if t.get(key) == name:
+            return t
+    where = "the cell counts" if key == "name" else "the differing cells"
+    raise FactError(f"{paper}: no table {name!r} in {where} of its comparison")
 
 
 @fact("report_cells", "paper", "table", "column")
 def report_cells(ctx: FactContext, paper: str, table: str, column: str) -> int:
     """A count of the per-table cell comparison of a paper's report (columns ``compared``, ``agree``,
     ``differ``, ``external``, ``doubtful``; ``table`` as the report names it, e.g. ``II``)."""
-    return _report_cell(ctx, paper, "| table | experiment | status |", table, column)
+    counts = _table(ctx, paper, table, "name")["counts"]
+    # the report's column "agree (secondary, 10 %)" is the count agree_secondary
+    key = "agree_secondary" if column.startswith("agree (secondary") else column
+    if key not in counts:
+        raise FactError(f"{paper}: no count {column!r} of a table (known: {', '.join(sorted(counts))})")
+    return int(counts[key])
 
 
 @fact("report_differing", "paper", "table", "column")
 def report_differing(ctx: FactContext, paper: str, table: str, column: str) -> int:
     """A count of the per-table classification of differing cells in a paper's report (columns
     ``differing``, ``explained``, ``paper inconsistent``, ``unexplained``)."""
-    return _report_cell(ctx, paper, "| table | differing | explained |", table, column)
+    differing = _table(ctx, paper, table, "differing_name")["differing"]
+    if column == "differing":
+        return len(differing)
+    classes = {"explained", "paper inconsistent", "unexplained"}
+    if column not in classes:
+        raise FactError(f"{paper}: no column {column!r} of the differing cells (known: differing, {classes})")
+    return sum(d["cls"] == column for d in differing)
 
 
 @fact("report_readings", "paper")
 def report_readings(ctx: FactContext, paper: str) -> int:
     """Readings a paper's report lists as run (rows of its "Readings" table)."""
-    return len(_md_rows(ctx.report(paper), "| reading | for |"))
+    return len(ctx.comparison(paper)["readings"])
 
 
 @fact("report_readings_own", "paper")
 def report_readings_own(ctx: FactContext, paper: str) -> int:
-    """Readings of a paper's report run by a config of their own (its "default → reading" cell names the
-    reading's experiment: `` `defaults` → `experiment` ``; the others run in the default's experiments)."""
-    rows = _md_rows(ctx.report(paper), "| reading | for |")
-    return sum("` → `" in r.get("default → reading", "") for r in rows)
+    """Readings of a paper's report run by a config of their own (their rows come from an experiment
+    other than the default's: `` `defaults` → `experiment` `` in the report; the others run in the
+    default's experiments)."""
+    return sum(r["source"] != r["default"] for r in ctx.comparison(paper)["readings"])
 
 
 @fact("report_readings_default", "paper")

@@ -1,9 +1,10 @@
-"""fsbench.papers.{values, sources, cells, checks, claims, readings, render, page, folder}: the layering of
-the paper comparison, and no module of the library named after a paper.
+"""fsbench.papers.{values, sources, cells, checks, claims, comparison, readings, compare, render, page,
+folder}: the layering of the paper comparison, and no module of the library named after a paper.
 
-The comparison is split by concern with imports flowing one way, page → render → readings → claims →
-checks → cells → sources → values, so that e.g. reading a paper's values does not pull in the Markdown
-renderer (and nothing pulls in an algorithm).
+The comparison is split by concern with imports flowing one way, page → render → compare → readings →
+comparison → claims → checks → cells → sources → values, so that e.g. reading a paper's values does not
+pull in the Markdown renderer, and the comparison object (``comparison``) does not pull in the code that
+computes it (and nothing pulls in an algorithm).
 """
 
 from __future__ import annotations
@@ -20,7 +21,19 @@ import fsbench
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Bottom to top: a module may import only the ones before it.
-LAYERS = ["values", "sources", "cells", "checks", "claims", "readings", "render", "page", "folder"]
+LAYERS = [
+    "values",
+    "sources",
+    "cells",
+    "checks",
+    "claims",
+    "comparison",
+    "readings",
+    "compare",
+    "render",
+    "page",
+    "folder",
+]
 PAPERS = ROOT / "fsbench" / "papers"
 
 

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from fsbench.papers.cells import compare_table
+from fsbench.papers.compare import compare_values
 from fsbench.papers.readings import (
     EXPLAINED,
     INCONSISTENT,
@@ -22,6 +23,7 @@ from fsbench.papers.readings import (
     reading_table,
     substitutions,
 )
+from fsbench.papers.readings import markdown as readings_md
 from fsbench.papers.values import read_configs
 from fsbench.results.paper_values import read_paper_values
 
@@ -152,9 +154,12 @@ def test_report_counts_and_section(df: pd.DataFrame) -> None:
     rep = ReadingsReport({"tables": [TABLE], **READINGS}, df, {}, compare=_compare(df))
     rep.add_table(TABLE, compare_table(TABLE, df))
     assert rep.totals() == {EXPLAINED: 2, INCONSISTENT: 0, UNEXPLAINED: 1}
-    summary = "\n".join(rep.summary_lines())
+    # the same through the whole comparison (the default compare is the engine's on the same rows)
+    cmp = compare_values("p", {"tables": [TABLE], **READINGS}, {}, df)
+    assert cmp.differing_counts == rep.totals()
+    summary = "\n".join(readings_md.summary_lines(cmp))
     assert "Of 3 differing cells: 2 explained by a reading, 0 paper inconsistent, 1 unexplained." in summary
-    text = "\n".join(rep.section())
+    text = "\n".join(readings_md.section(cmp))
     assert "`r1` reading one" in text and "no: chosen by the paper's numbers" in text
     assert "reading one (`r1`): 10.0 ± 0.6 (n = 30) ✓" in text
 
@@ -270,8 +275,8 @@ def test_substitution_markers(tmp_path: Path) -> None:
         ],
     }
     cells = compare_table({**table, "metric": "error"}, pd.DataFrame())
-    notes = marks.mark_cells(table, cells)
-    assert cells[0].setting.endswith(" †1") and "†" not in cells[1].setting
+    notes = marks.footnotes(marks.mark_cells(table, cells))
+    assert cells[0].marks == " †1" and not cells[1].marks and "†" not in cells[0].setting
     assert any("†1 **Substitution** (`toy`, dataset card `toy`): a discretised copy" in n for n in notes)
     # the config's substitution covers only its own experiment (and its pseudo-experiments)
     assert marks.marker("other", "pool_exp") == " †2" and marks.marker("other", "pool_exp:part") == " †2"
@@ -340,8 +345,7 @@ def test_figure_reading_uses_only_the_mapped_dataset(df: pd.DataFrame) -> None:
             }
         ],
     }
-    rep = ReadingsReport(values, rows, {})
-    text = "\n".join(rep.section())
+    text = "\n".join(readings_md.figure_readings_lines(ReadingsReport(values, rows, {}).figures()))
     assert "| toy | a | 5 | 20.0 ± 0.6 (n = 30) | 30.0 ± 0.6 (n = 30) | +10.0 |" in text
 
 

@@ -31,7 +31,9 @@ Readings never replace the default: the default's cell counts are computed befor
 Modules, by concern: :mod:`~fsbench.papers.readings.declared` (the ``readings:`` entries and the table a
 reading sees), :mod:`~fsbench.papers.readings.classify` (the classes of the differing cells),
 :mod:`~fsbench.papers.readings.substitutions` (the ``†k`` markers), :mod:`~fsbench.papers.readings.figures`
-(figure readings: curves and claims) and :mod:`~fsbench.papers.readings.report` (the report section).
+(figure readings: curves and claims), :mod:`~fsbench.papers.readings.report` (the readings part of a
+paper's comparison, computed into :mod:`fsbench.papers.comparison`'s objects) and
+:mod:`~fsbench.papers.readings.markdown` (that part of the report, rendered from the objects).
 
 Format of a ``readings:`` entry
 -------------------------------

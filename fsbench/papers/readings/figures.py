@@ -1,6 +1,8 @@
 """Figure readings: the paper prints no numbers for a figure, so a reading of one is shown as its curve
 beside the default's, with a paired t-test per point, and the figure's claims are re-evaluated with the
-reading's rows in place of the default's rows when the reading covers the default's whole grid."""
+reading's rows in place of the default's rows when the reading covers the default's whole grid; computed
+here into :class:`~fsbench.papers.comparison.FigureReading` objects, rendered by
+:mod:`fsbench.papers.readings.markdown`."""
 
 from __future__ import annotations
 
@@ -10,17 +12,10 @@ from typing import Any
 import pandas as pd
 
 from fsbench.papers.claims import evaluate_claim
+from fsbench.papers.comparison import FigureClaim, FigurePoint, FigureReading
 from fsbench.papers.readings.declared import Reading, default_experiment, where_name
 from fsbench.papers.values import _entries
-from fsbench.results.tables import md_table
 from fsbench.stats import paired_t
-
-_INTRO = (
-    "The paper prints no numbers for its figures, so a figure reading is shown as its curve beside "
-    "the default's (mean test error % ± std over the repeats, paired t-test over the same splits), "
-    "and the figure's claims are re-evaluated with the reading's rows in place of the default's "
-    "when the reading covers the default's whole grid."
-)
 
 
 def _paired(a: pd.DataFrame, b: pd.DataFrame) -> float:
@@ -31,10 +26,11 @@ def _paired(a: pd.DataFrame, b: pd.DataFrame) -> float:
     return paired_t(m["error_a"], m["error_b"])[1]
 
 
-def figure_readings_section(
+def figure_readings(
     values: Mapping[str, Any], readings: list[Reading], df: pd.DataFrame, raw: pd.DataFrame
-) -> list[str]:
-    """The "Figure readings" part of the readings section ([] if no reading is of a figure).
+) -> list[FigureReading]:
+    """Every reading of a figure: its curve beside the default's and the figure's claims re-evaluated
+    (rendered by :func:`fsbench.papers.readings.markdown.figure_readings_lines`).
 
     Parameters
     ----------
@@ -47,14 +43,12 @@ def figure_readings_section(
         (:func:`fsbench.papers.sources.method_frame`).
     raw : DataFrame
         The same rows as read (``selector`` = the config's label), row for row.
+
+    Returns
+    -------
+    list of FigureReading
     """
-    figs = [r for r in readings if r.figure]
-    if not figs:
-        return []
-    lines = ["### Figure readings", "", _INTRO, ""]
-    for r in figs:
-        lines += _figure_block(values, r, df, raw)
-    return lines
+    return [_figure_reading(values, r, df, raw) for r in readings if r.figure]
 
 
 def _reading_rows(
@@ -86,17 +80,20 @@ def _reading_rows(
     return d, rd
 
 
-def _figure_block(values: Mapping[str, Any], r: Reading, df: pd.DataFrame, raw: pd.DataFrame) -> list[str]:
+def _figure_reading(
+    values: Mapping[str, Any], r: Reading, df: pd.DataFrame, raw: pd.DataFrame
+) -> FigureReading:
     default = r.default or default_experiment(values, r)
-    head = f"#### {where_name(values, r)} — {r.label} (`{default}` → `{r.source(default)}`)"
+    out = FigureReading(r.id, where_name(values, r), r.label, default, r.source(default), r.changes)
     if default is None:
-        return [head, "", "No default experiment is named for this figure.", ""]
+        return out
     d, rd = _reading_rows(r, default, df, raw)
     if rd.empty or d.empty:
-        return [head, "", r.changes, "", "(The curves are not among the rows this section compares.)", ""]
+        return out
     ok_d, ok_r = d[d["status"] == "ok"], rd[rd["status"] == "ok"]
     xs = "n_train" if ok_d["n_train"].nunique() > 1 else "n_features"
-    rows = []
+    out.x_name = "n" if xs == "n_train" else "S"
+    out.points = []
     keys = ["dataset", "selector", xs]
     for key, a in ok_d.groupby(keys, sort=True):
         b = ok_r
@@ -104,60 +101,47 @@ def _figure_block(values: Mapping[str, Any], r: Reading, df: pd.DataFrame, raw: 
             b = b[b[k] == v]
         if b.empty:
             continue
-        ma, sa, mb, sb = (
-            100 * a["error"].mean(),
-            100 * a["error"].std(),
-            100 * b["error"].mean(),
-            100 * b["error"].std(),
+        out.points.append(
+            FigurePoint(
+                dataset=str(key[0]),
+                method=str(key[1]),
+                x=float(key[2]),
+                default_mean=100 * a["error"].mean(),
+                default_std=100 * a["error"].std(),
+                default_n=len(a),
+                reading_mean=100 * b["error"].mean(),
+                reading_std=100 * b["error"].std(),
+                reading_n=len(b),
+                p=_paired(a[["split_seed", "error"]], b[["split_seed", "error"]]),
+            )
         )
-        p = _paired(a[["split_seed", "error"]], b[["split_seed", "error"]])
-        rows.append(
-            [
-                str(key[0]),
-                str(key[1]),
-                f"{key[2]:g}",
-                f"{ma:.1f} ± {sa:.1f} (n = {len(a)})",
-                f"{mb:.1f} ± {sb:.1f} (n = {len(b)})",
-                f"{mb - ma:+.1f}",
-                "–" if p != p else ("< 0.001" if p < 0.001 else f"{p:.3f}"),
-            ]
-        )
-    x_name = "n" if xs == "n_train" else "S"
-    lines = [head, "", r.changes, ""]
-    lines += md_table(
-        ["dataset", "method", x_name, "default", "reading", "reading − default", "paired p"], rows, True
-    ).splitlines()
-    lines.append("")
-    lines += _claims_under(values, r, default, df, d, rd)
-    return lines
+    _claims_under(values, r, default, df, d, rd, out)
+    return out
 
 
 def _claims_under(
-    values: Mapping[str, Any], r: Reading, default: str, df: pd.DataFrame, d: pd.DataFrame, rd: pd.DataFrame
-) -> list[str]:
-    """The figure's claims, default vs with the reading's rows in place of the default's."""
+    values: Mapping[str, Any],
+    r: Reading,
+    default: str,
+    df: pd.DataFrame,
+    d: pd.DataFrame,
+    rd: pd.DataFrame,
+    out: FigureReading,
+) -> None:
+    """The figure's claims, default vs with the reading's rows in place of the default's, when the
+    reading covers the default's whole grid (``out.grid_covered`` of ``out.grid_points``)."""
     grid = ["dataset", "selector", "n_train", "n_features"]
     have = set(map(tuple, rd[grid].drop_duplicates().astype(str).to_numpy()))
     need = set(map(tuple, d[grid].drop_duplicates().astype(str).to_numpy()))
+    out.grid_covered, out.grid_points = len(have & need), len(need)
     if not need <= have:
-        return [
-            "Claims not re-evaluated: the reading covers "
-            f"{len(have & need)} of the default's {len(need)} (dataset, method, n, S) points.",
-            "",
-        ]
+        return
     claims = [c for c in values.get("claims", []) if r.figure in _entries(c.get("figure"))]
     if not claims:
-        return []
+        return
     drop = (df["experiment"] == default) & df["selector"].isin(set(d["selector"]))
     sub = pd.concat([df[~drop], rd], ignore_index=True)
-    rows = []
     for cl in claims:
         before, _ = evaluate_claim(cl, df, default)
         after, _ = evaluate_claim(cl, sub, default)
-        rows.append([f"`{cl['id']}`", before, after, "changes" if before != after else "same"])
-    return [
-        "Claims of this figure, default vs with the reading's rows in place of the default's:",
-        "",
-        *md_table(["claim", "default", "with the reading", ""], rows).splitlines(),
-        "",
-    ]
+        out.claims.append(FigureClaim(str(cl["id"]), before, after))

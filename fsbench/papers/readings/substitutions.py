@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from fsbench.papers.cells import CellResult
-from fsbench.papers.values import ConfigInfo, _entries, _entry_name, _first_sentence, read_card
+from fsbench.papers.comparison import SubstitutionNote
+from fsbench.papers.readings.markdown import footnote_lines, substitution_lines
+from fsbench.papers.values import ConfigInfo, _entries, _entry_name, read_card
 from fsbench.results.paper_values import split_defaults
 
 
@@ -117,8 +119,9 @@ class SubstitutionMarks:
                 marks.append(f"†{self.used.index(s) + 1}")
         return (" " + " ".join(marks)) if marks else ""
 
-    def mark_cells(self, table: Mapping[str, Any], cells: list[CellResult]) -> list[str]:
-        """Append the markers to the cells' settings; return the footnotes of the markers used here."""
+    def mark_cells(self, table: Mapping[str, Any], cells: list[CellResult]) -> list[int]:
+        """Set the cells' ``marks``; return the marker numbers of the substitutions they use, in order of
+        first use (the footnotes under the table: :meth:`footnotes`)."""
         exp = table.get("experiment")
         raw = list(table.get("cells", []))
         where = f"Table {table.get('number', table.get('id'))}"
@@ -128,12 +131,12 @@ class SubstitutionMarks:
             e = exp.get(cell.get("dataset")) if isinstance(exp, Mapping) else exp
             m = self.marker(cell.get("dataset"), e)
             if m:
-                c.setting += m
+                c.marks += m
                 for s in self.subs:
                     if s.covers(cell.get("dataset"), e) and s not in used:
                         used.append(s)
                         self._note(s, where)
-        return self.footnotes(used)
+        return [self.used.index(s) + 1 for s in used]
 
     def mark_experiment(self, where: str, experiment: str | None, datasets: list[str]) -> str:
         """Markers for a figure or claim whose experiment runs on ``datasets`` (no cells to mark)."""
@@ -146,22 +149,18 @@ class SubstitutionMarks:
                     marks += [x for x in m.split() if x not in marks]
         return (" " + " ".join(marks)) if marks else ""
 
+    def notes(self) -> list[SubstitutionNote]:
+        """Every substitution marked so far, numbered as its marker, with where it was marked."""
+        return [
+            SubstitutionNote(k, s.scope(), s.source, list(self.affected.get(s, [])), s.text)
+            for k, s in enumerate(self.used, 1)
+        ]
+
     def section(self) -> list[str]:
         """Every substitution marked in the report, with where it applies."""
-        if not self.used:
-            return []
-        lines = ["### Substitutions named in this report", ""]
-        for k, s in enumerate(self.used, 1):
-            places = ", ".join(self.affected.get(s, [])) or "–"
-            lines.append(f"- †{k} {s.scope()} ({s.source}; marked in: {places}): {s.text}")
-        return lines + [""]
+        return substitution_lines(self.notes())
 
-    def footnotes(self, subs: list[Substitution]) -> list[str]:
-        """Markdown lines ``†k substitution (source): text`` for ``subs``."""
-        if not subs:
-            return []
-        lines = [""]
-        for s in subs:
-            k = self.used.index(s) + 1 if s in self.used else 0
-            lines.append(f"†{k} **Substitution** ({s.scope()}, {s.source}): {_first_sentence(s.text)}  ")
-        return lines
+    def footnotes(self, marks: list[int]) -> list[str]:
+        """Markdown lines ``†k substitution (source): text`` for the markers ``marks``."""
+        notes = self.notes()
+        return footnote_lines([notes[k - 1] for k in marks])

@@ -1,0 +1,226 @@
+"""The readings part of a paper's report in Markdown, rendered from the comparison object.
+
+The summary's line and table of differing cells per class, and the section "Alternative readings and
+the differing cells" (the readings declared, the substitutions named, the differing cells of each table,
+the figure readings), all from a :class:`~fsbench.papers.comparison.PaperComparison` (rules:
+:mod:`fsbench.papers.readings`; computed by :class:`~fsbench.papers.readings.report.ReadingsReport`).
+"""
+
+from __future__ import annotations
+
+from fsbench.papers.cells import CellResult
+from fsbench.papers.comparison import (
+    FigureReading,
+    PaperComparison,
+    ReadingRun,
+    SubstitutionNote,
+    TableComparison,
+)
+from fsbench.papers.readings.classify import (
+    CLASSES,
+    EXPLAINED,
+    INCONSISTENT,
+    counts_line,
+    fmt_ours,
+    fmt_paper,
+)
+from fsbench.papers.values import _first_sentence
+from fsbench.results.tables import md_table
+
+_FIGURES_INTRO = (
+    "The paper prints no numbers for its figures, so a figure reading is shown as its curve beside "
+    "the default's (mean test error % ± std over the repeats, paired t-test over the same splits), "
+    "and the figure's claims are re-evaluated with the reading's rows in place of the default's "
+    "when the reading covers the default's whole grid."
+)
+
+
+def shown_setting(c: CellResult) -> str:
+    """A cell's setting as the report shows it: with its substitution markers (``†k``)."""
+    return c.setting + c.marks
+
+
+def summary_lines(cmp: PaperComparison) -> list[str]:
+    """Lines for the report's summary: the counts line and a row per table with differing cells."""
+    rows = [
+        [
+            t.differing_name,
+            str(len(t.differing)),
+            *(str(sum(d.cls == c for d in t.differing)) for c in CLASSES),
+        ]
+        for t in cmp.tables
+        if t.differing
+    ]
+    lines = [f"- **{counts_line(cmp.differing_counts)}** (section “Alternative readings” below)"]
+    if rows:
+        lines += ["", *md_table(["table", "differing", *CLASSES], rows).splitlines()]
+    return lines
+
+
+def section(cmp: PaperComparison) -> list[str]:
+    """The section “Alternative readings and the differing cells”, in every paper's report; for a paper
+    with no comparable table cell it says why (``no_table_cells``) and counts 0."""
+    lines = [
+        "## Alternative readings and the differing cells",
+        "",
+        counts_line(cmp.differing_counts),
+        "",
+        "Each differing cell of the default (counted cells only) is **explained** when a reading "
+        "listed below, run with the full protocol, agrees with the paper on the same (dataset, method, "
+        "S) under the same agreement rule as the default; **paper inconsistent** when "
+        "`paper_values.yaml` quotes evidence from the paper's own numbers or text against the cell; "
+        "otherwise **unexplained**. Readings never replace the default: the cell counts above are the "
+        "default's.",
+        "",
+    ]
+    if cmp.no_table_cells and not any(t.differing for t in cmp.tables):
+        why = cmp.no_table_cells
+        lines += [f"No printed table cell can be compared, so no cell is classified: {why}", ""]
+    lines += readings_lines(cmp.readings)
+    lines += substitution_lines(cmp.substitutions)
+    labels = {r.id: r.label for r in cmp.readings}
+    for t in cmp.tables:
+        if t.differing:
+            lines += _table_block(t, labels)
+    lines += figure_readings_lines(cmp.figure_readings)
+    return lines
+
+
+def readings_lines(readings: list[ReadingRun]) -> list[str]:
+    """The table of the readings declared: what each changes, where it ran, whether it classifies."""
+    if not readings:
+        return ["No readings are declared for this paper (`readings:` in paper_values.yaml).", ""]
+    rows = []
+    for r in readings:
+        use = "yes" if r.explains else f"no: {r.why}"
+        missing = "" if r.ran or not r.explains else " (not in these results)"
+        arrow = (
+            f"`{r.default}` (same runs, {r.same_runs})"
+            if r.source == r.default
+            else f"`{r.default}` → `{r.source}`"
+        )
+        rows.append([f"`{r.id}` {r.label}", r.where, f"{arrow}{missing}", r.changes, use])
+    return [
+        "### Readings",
+        "",
+        *md_table(["reading", "for", "default → reading", "what it changes", "classifies cells"], rows, True)
+        .rstrip()
+        .splitlines(),
+        "",
+    ]
+
+
+def substitution_lines(notes: list[SubstitutionNote]) -> list[str]:
+    """Every substitution marked in the report, with where it applies."""
+    if not notes:
+        return []
+    lines = ["### Substitutions named in this report", ""]
+    for s in notes:
+        places = ", ".join(s.places) or "–"
+        lines.append(f"- †{s.mark} {s.scope} ({s.source}; marked in: {places}): {s.text}")
+    return lines + [""]
+
+
+def footnote_lines(notes: list[SubstitutionNote]) -> list[str]:
+    """Markdown lines ``†k substitution (source): text`` for ``notes`` (under a table)."""
+    if not notes:
+        return []
+    lines = [""]
+    for s in notes:
+        lines.append(f"†{s.mark} **Substitution** ({s.scope}, {s.source}): {_first_sentence(s.text)}  ")
+    return lines
+
+
+def _table_block(t: TableComparison, labels: dict[str, str]) -> list[str]:
+    counts = {c: sum(d.cls == c for d in t.differing) for c in CLASSES}
+    head = f"### Table {t.number if t.number is not None else t.id} — differing cells" + (
+        f" ({t.part})" if t.part else ""
+    )
+    nd = t.decimals
+    rows = []
+    for d in t.differing:
+        cell = t.cells[d.cell]
+        if d.cls == EXPLAINED:
+            ev = f"{labels[d.reading]} (`{d.reading}`): {fmt_ours(d.reading_cell, nd)} ✓"
+        elif d.cls == INCONSISTENT:
+            ev = d.evidence
+        else:
+            ev = (
+                "; ".join(
+                    f"{labels[tr.reading]}: {fmt_ours(tr.cell, nd)} "
+                    + ("✓ (does not classify)" if tr.cell.status == "agree" else "✗")
+                    for tr in d.tried
+                )
+                or "no reading of this cell"
+            )
+            if d.tried:
+                ev = "tried — " + ev
+        method = cell.method + (f" ({cell.quantity})" if cell.quantity else "")
+        rows.append([shown_setting(cell), method, fmt_paper(cell, nd), fmt_ours(cell, nd), d.cls, ev])
+    return [
+        head,
+        "",
+        counts_line(counts) + " Evidence: the reading that closes the cell and its number (✓ = agrees by "
+        "the same rule), the paper's own contradiction, or the readings tried.",
+        "",
+        *md_table(["setting", "method", "paper", "ours (default)", "class", "evidence"], rows, True)
+        .rstrip()
+        .splitlines(),
+        "",
+    ]
+
+
+def figure_readings_lines(figures: list[FigureReading]) -> list[str]:
+    """The "Figure readings" part of the readings section ([] if no reading is of a figure)."""
+    if not figures:
+        return []
+    lines = ["### Figure readings", "", _FIGURES_INTRO, ""]
+    for f in figures:
+        lines += _figure_block(f)
+    return lines
+
+
+def _fmt_p(p: float) -> str:
+    return "–" if p != p else ("< 0.001" if p < 0.001 else f"{p:.3f}")
+
+
+def _figure_block(f: FigureReading) -> list[str]:
+    head = f"#### {f.where} — {f.label} (`{f.default}` → `{f.source}`)"
+    if f.default is None:
+        return [head, "", "No default experiment is named for this figure.", ""]
+    if f.points is None:
+        return [head, "", f.changes, "", "(The curves are not among the rows this section compares.)", ""]
+    rows = [
+        [
+            p.dataset,
+            p.method,
+            f"{p.x:g}",
+            f"{p.default_mean:.1f} ± {p.default_std:.1f} (n = {p.default_n})",
+            f"{p.reading_mean:.1f} ± {p.reading_std:.1f} (n = {p.reading_n})",
+            f"{p.reading_mean - p.default_mean:+.1f}",
+            _fmt_p(p.p),
+        ]
+        for p in f.points
+    ]
+    lines = [head, "", f.changes, ""]
+    lines += md_table(
+        ["dataset", "method", f.x_name, "default", "reading", "reading − default", "paired p"], rows, True
+    ).splitlines()
+    lines.append("")
+    if f.grid_covered < f.grid_points:
+        return lines + [
+            "Claims not re-evaluated: the reading covers "
+            f"{f.grid_covered} of the default's {f.grid_points} (dataset, method, n, S) points.",
+            "",
+        ]
+    if not f.claims:
+        return lines
+    rows = [
+        [f"`{c.id}`", c.default, c.reading, "changes" if c.default != c.reading else "same"] for c in f.claims
+    ]
+    return lines + [
+        "Claims of this figure, default vs with the reading's rows in place of the default's:",
+        "",
+        *md_table(["claim", "default", "with the reading", ""], rows).splitlines(),
+        "",
+    ]
