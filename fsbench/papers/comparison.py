@@ -334,12 +334,39 @@ def from_json(text: str) -> PaperComparison:
 
 
 def write_comparison(comparison: PaperComparison, folder: Path) -> Path:
-    """Write ``folder/comparison.json``; return its path."""
+    """Write ``folder/comparison.json`` (:func:`to_json`).
+
+    Parameters
+    ----------
+    comparison : PaperComparison
+    folder : Path
+        The report's folder (``results/<paper>``).
+
+    Returns
+    -------
+    Path
+        The file written.
+    """
     path = comparison_path(folder)
     path.write_text(to_json(comparison), encoding="utf-8")
     return path
 
 
 def read_comparison(folder: Path) -> PaperComparison:
-    """Read ``folder/comparison.json``."""
+    """Read ``folder/comparison.json`` back into the tree (:func:`from_json`).
+
+    Parameters
+    ----------
+    folder : Path
+        The report's folder (``results/<paper>``).
+
+    Returns
+    -------
+    PaperComparison
+
+    Raises
+    ------
+    FileNotFoundError
+        The folder has no ``comparison.json``.
+    """
     return from_json(comparison_path(folder).read_text(encoding="utf-8"))

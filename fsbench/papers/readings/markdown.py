@@ -41,7 +41,16 @@ def shown_setting(c: CellResult) -> str:
 
 
 def summary_lines(cmp: PaperComparison) -> list[str]:
-    """Lines for the report's summary: the counts line and a row per table with differing cells."""
+    """Lines for the report's summary: the counts line and a row per table with differing cells.
+
+    Parameters
+    ----------
+    cmp : PaperComparison
+
+    Returns
+    -------
+    list of str
+    """
     rows = [
         [
             t.differing_name,
@@ -59,7 +68,16 @@ def summary_lines(cmp: PaperComparison) -> list[str]:
 
 def section(cmp: PaperComparison) -> list[str]:
     """The section “Alternative readings and the differing cells”, in every paper's report; for a paper
-    with no comparable table cell it says why (``no_table_cells``) and counts 0."""
+    with no comparable table cell it says why (``no_table_cells``) and counts 0.
+
+    Parameters
+    ----------
+    cmp : PaperComparison
+
+    Returns
+    -------
+    list of str
+    """
     lines = [
         "## Alternative readings and the differing cells",
         "",
