@@ -16,7 +16,6 @@ To add one: subclass :class:`Diagnostic` in a module of this package and add a l
 
 from __future__ import annotations
 
-import json
 import traceback
 from pathlib import Path
 from typing import Any
@@ -119,8 +118,3 @@ class Diagnostic:
             tb = traceback.format_exc()
             row = {**base, "status": "failed", "message": msg, "traceback": tb}
             return TaskResult(task.task_id, [row], {"task_id": task.task_id}, "failed")
-
-
-def json_cell(value: Any) -> str:
-    """A compact JSON cell (lists of numbers in a CSV column)."""
-    return json.dumps(value, separators=(",", ":"))

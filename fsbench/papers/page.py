@@ -1,12 +1,9 @@
 """The parts every paper report shares: sections of :func:`fsbench.report.write_report` and of hooks.
 
-The top layer of the paper comparison (page → render → claims → cells → sources → values): the one
-report writer (:mod:`fsbench.report`) and a paper folder's hooks (:mod:`fsbench.papers.folder`) assemble
-pages from
+Besides the paper comparison (computed by :func:`fsbench.papers.compare.compare_paper`, rendered by
+:mod:`fsbench.papers.render`), the one report writer (:mod:`fsbench.report`) and a paper folder's hooks
+(:mod:`fsbench.papers.folder`) assemble pages from
 
-* :func:`comparison` — the paper-vs-ours summary (the agreement rule, the cell and claim counts, the
-  substitutions) and the per-table comparisons and claims of :func:`fsbench.papers.render.paper_sections`,
-  computed from every result table under the results directory (experiments' and diagnostics');
 * :func:`runs_table` — one row per run (``run.json``);
 * :func:`analysis_section` — stability of every experiment and ground-truth recovery where the relevant
   features are known (:mod:`fsbench.results.experiment_tables`, which also writes the tables beside each
@@ -22,23 +19,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from fsbench.papers.render import paper_sections
 from fsbench.results.experiment_tables import analysis_markdown, write_experiment_tables
-from fsbench.results.loading import find_result_dirs, load_rows, read_run
+from fsbench.results.loading import find_result_dirs, read_run
 from fsbench.results.tables import md_table
-
-
-def comparison(
-    paper: str, results_dir: Path, rows: pd.DataFrame | None = None, values_path: Path | None = None
-) -> tuple[list[str], str]:
-    """(summary lines, comparison text) of ``paper`` on the results under ``results_dir``.
-
-    ``rows`` defaults to every result table under ``results_dir`` (diagnostics' included,
-    :func:`fsbench.results.loading.load_rows`); the paper values are ``values_path``, default
-    ``configs/<paper>/paper_values.yaml``.
-    """
-    rows = load_rows([results_dir]) if rows is None else rows
-    return paper_sections(paper, rows, Path(results_dir), values_path=values_path)
 
 
 def _wall(info: dict) -> str:

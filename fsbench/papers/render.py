@@ -325,7 +325,6 @@ def render_comparison(cmp: PaperComparison) -> tuple[list[str], str]:
 def paper_sections(
     paper: str,
     all_df: pd.DataFrame,
-    root: Path,
     values_path: Path | None = None,
     cards_dir: Path | None = None,
 ) -> tuple[list[str], str]:
@@ -338,8 +337,6 @@ def paper_sections(
         Paper id (``configs/<paper>/paper_values.yaml``).
     all_df : DataFrame
         The rows of every results.csv found by the report.
-    root : Path
-        Directory of REPORT.md (kept for relative links; unused for now).
     values_path : Path, optional
         Explicit paper-values file; the experiment configs are read from its directory.
     cards_dir : Path, optional

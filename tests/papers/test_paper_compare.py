@@ -529,8 +529,8 @@ def test_report_unknown_paper_is_one_line(tmp_path):
     assert len(r.stderr_lines) == 1 and "nosuchpaper" in r.stderr and "paper_values.yaml" in r.stderr
 
 
-def test_paper_sections_direct_with_empty_results(tmp_path):
-    summary, text = paper_sections("ramona2012", frame(rows("unrelated", "a", {2.0: 0.1})), tmp_path)
+def test_paper_sections_direct_with_empty_results():
+    summary, text = paper_sections("ramona2012", frame(rows("unrelated", "a", {2.0: 0.1})))
     assert any("0 of 0 comparable cells" in line for line in summary)
     assert "no experiment of the paper is in these results" in "\n".join(summary)
     assert "Table II" in text and text.count("→ not evaluable") > 10

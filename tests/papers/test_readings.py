@@ -24,7 +24,9 @@ from fsbench.papers.readings import (
     substitutions,
 )
 from fsbench.papers.readings import markdown as readings_md
+from fsbench.papers.render import paper_sections
 from fsbench.papers.values import read_configs
+from fsbench.results.loading import load_rows
 from fsbench.results.paper_values import read_paper_values
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -305,9 +307,7 @@ def test_papers_readings_are_well_formed(paper: str) -> None:
 @pytest.mark.parametrize("paper", ["kife2011", "takes2011"])
 def test_readings_of_takes_and_kife_through_the_engine(paper: str) -> None:
     # their tables are compared by the engine (value and CPU tables) and classified by the same hook
-    from fsbench.papers.page import comparison
-
-    summary_lines, body = comparison(paper, ROOT / "results" / paper)
+    summary_lines, body = paper_sections(paper, load_rows([ROOT / "results" / paper]))
     summary = "\n".join(summary_lines)
     m = re.search(r"Table cells: (\d+) of (\d+) comparable cells agree", summary)
     assert m and int(m.group(2)) > 0 and int(m.group(1)) <= int(m.group(2))
@@ -352,10 +352,8 @@ def test_figure_reading_uses_only_the_mapped_dataset(df: pd.DataFrame) -> None:
 @pytest.mark.parametrize("paper", ["paul2015", "ring2015"])
 def test_every_report_has_the_readings_section_and_counts(paper: str) -> None:
     # a paper without a comparable printed cell still gets the section, its counts (0) and the reason
-    from fsbench.papers.page import comparison
-
     pv = read_paper_values(ROOT / "configs" / paper / "paper_values.yaml")
-    summary_lines, body = comparison(paper, ROOT / "results" / paper)
+    summary_lines, body = paper_sections(paper, load_rows([ROOT / "results" / paper]))
     assert "Of 0 differing cells: 0 explained by a reading, 0 paper inconsistent, 0 unexplained" in body
     assert "## Alternative readings and the differing cells" in body
     why = " ".join(str(pv["no_table_cells"]).split())
