@@ -55,6 +55,7 @@ from matplotlib.image import imread
 
 from fsbench.diagnostics.registry import render_result_dir
 from fsbench.papers.folder import HOOKS_FILE, NOTES_FILE, PaperFolder
+from fsbench.papers.values import PAPER_VALUES  # in configs/<paper>/: present = compared with the paper
 from fsbench.plots import plot_results
 from fsbench.processes import worker_pool
 from fsbench.report import write_report
@@ -71,8 +72,6 @@ RUN_STATE = frozenset({"tasks", "run.lock"})
 #: Written on demand and not committed (``fsbench report --html``): not a derived file of the build (the
 #: check ignores it), but deleted by a build, which would leave it stale.
 ON_DEMAND = frozenset({"REPORT.html"})
-#: A paper's values file in ``configs/<paper>/``: present = compared with the paper.
-PAPER_VALUES = "paper_values.yaml"
 
 
 class BuildError(RuntimeError):

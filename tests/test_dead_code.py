@@ -5,7 +5,8 @@ A public top-level name of these modules must be referenced somewhere else in ``
 new ones from piling up. Two stricter checks (issue 36): the report-page helpers and the diagnostics' base
 must be used by the package itself (``fsbench/``, ``configs/``, ``benchmarks/``), not only by tests
 (``page.comparison``, a wrapper only tests called, and ``diagnostics.base.json_cell`` were removed); and no
-public function of ``fsbench`` keeps a parameter it never reads (``paper_sections``' ``root``).
+public function of ``fsbench`` keeps a parameter it never reads (``paper_sections``' ``root``). A constant
+that several modules name is defined once (:data:`DEFINED_ONCE`) and imported where it is used.
 """
 
 from __future__ import annotations
@@ -108,3 +109,19 @@ def test_no_public_function_has_an_unread_parameter() -> None:
             ):
                 unread += [f"{path.relative_to(REPO)}:{node.name}({a})" for a in _unread_parameters(node)]
     assert not unread, f"parameters never read: {unread}"
+
+
+#: Module-level constants of ``fsbench`` that one module defines and the others import (``PAPER_VALUES``
+#: was defined both in ``fsbench.build`` and in ``fsbench.papers.values``: two names for one file).
+DEFINED_ONCE = ["PAPER_VALUES"]
+
+
+@pytest.mark.parametrize("name", DEFINED_ONCE)
+def test_shared_constant_is_defined_once(name: str) -> None:
+    defined = []
+    for path in sorted((REPO / "fsbench").rglob("*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+            if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+                defined.append(str(path.relative_to(REPO)))
+    assert len(defined) == 1, f"{name} defined in {defined}"
