@@ -18,6 +18,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
+from matplotlib.axis import Axis  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.image import imsave  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
@@ -67,7 +68,7 @@ def selector_styles(df: pd.DataFrame) -> dict[str, dict]:
     Styles come from the whole (selected) table, not one figure, so a selector looks the same in every
     figure of an experiment.
     """
-    names = _selector_names(df)
+    names = selector_names(df)
     colours = plt.get_cmap("tab10").colors
     styles: dict[str, dict] = {}
     i = 0
@@ -87,10 +88,19 @@ def selector_styles(df: pd.DataFrame) -> dict[str, dict]:
     return styles
 
 
-def _new_figure() -> tuple[Figure, Axes]:
-    """A figure with one axes of fixed size in inches (:data:`AXES_INCHES`) and room right of it for the
-    legend: everything is drawn inside the canvas, so :func:`_save` crops the rendered pixels instead of
-    laying the figure out once more to measure it."""
+def new_figure() -> tuple[Figure, Axes]:
+    """A figure with one axes of fixed size in inches and room right of it for the legend.
+
+    Everything is drawn inside the canvas, so :func:`save_figure` crops the rendered pixels instead of
+    laying the figure out once more to measure it.
+
+    Returns
+    -------
+    fig : Figure
+        The figure, of :data:`CANVAS_INCHES` at :data:`DPI`.
+    ax : Axes
+        Its one axes, placed at :data:`AXES_INCHES`.
+    """
     left, bottom, w, h = AXES_INCHES
     W, H = CANVAS_INCHES
     fig = plt.figure(figsize=(W, H), dpi=DPI)
@@ -98,13 +108,25 @@ def _new_figure() -> tuple[Figure, Axes]:
     return fig, ax
 
 
-def _save(fig: Figure, stem: Path) -> list[Path]:
+def save_figure(fig: Figure, stem: Path) -> list[Path]:
     """Save ``stem.png`` and ``stem.pdf`` cropped to the drawn content (the legend outside the axes
     included), with a margin of :data:`PAD_INCHES`, and close the figure.
 
     The figure is rendered once (Agg) and the crop box read from its pixels; the PNG is that crop and the
     PDF is drawn with the same box. ``bbox_inches="tight"`` would lay every figure out once more per format
     to measure it (a third of the time of ``fsbench plot`` on the committed tree).
+
+    Parameters
+    ----------
+    fig : Figure
+        The figure to save; closed on return, also on an error.
+    stem : Path
+        Path of the files without suffix; its directory is created if missing.
+
+    Returns
+    -------
+    list of Path
+        The PNG and the PDF written.
     """
     stem.parent.mkdir(parents=True, exist_ok=True)
     try:
@@ -127,14 +149,36 @@ def _save(fig: Figure, stem: Path) -> list[Path]:
     return [png, pdf]
 
 
-def _selector_names(df: pd.DataFrame) -> dict[str, str]:
+def selector_names(df: pd.DataFrame) -> dict[str, str]:
+    """The display name of every selector of ``df``.
+
+    Parameters
+    ----------
+    df : DataFrame
+        Result rows with a ``selector`` column and optionally ``selector_name``.
+
+    Returns
+    -------
+    dict of str to str
+        ``selector`` -> ``selector_name``; empty when ``df`` has no ``selector_name`` column.
+    """
     if "selector_name" not in df.columns:
         return {}
     return df.drop_duplicates("selector").set_index("selector")["selector_name"].to_dict()
 
 
-def _legend(ax: Axes, note: str, extra: list | None = None) -> None:
-    """The legend outside the axes, right of them, so that no curve is ever hidden behind it."""
+def outside_legend(ax: Axes, note: str, extra: list | None = None) -> None:
+    """Draw the legend outside the axes, right of them, so that no curve is ever hidden behind it.
+
+    Parameters
+    ----------
+    ax : Axes
+        The axes whose labelled artists form the legend.
+    note : str
+        The legend's title (what the curves and bands are).
+    extra : list, optional
+        More handles (artists with a label) appended after the axes' own.
+    """
     handles, labels = ax.get_legend_handles_labels()
     for h in extra or ():
         handles.append(h)
@@ -154,7 +198,26 @@ def _legend(ax: Axes, note: str, extra: list | None = None) -> None:
     )
 
 
-def _finish(ax: Axes, xlabel: str, title: str, bands: bool, partial: bool = False, own: bool = False) -> None:
+def finish_axes(
+    ax: Axes, xlabel: str, title: str, bands: bool, partial: bool = False, own: bool = False
+) -> None:
+    """Label, grid and integer ticks of a curve figure, and its legend with a note of what is drawn.
+
+    Parameters
+    ----------
+    ax : Axes
+        The axes with the curves drawn.
+    xlabel : str
+        Label of the x axis (the y axis is :data:`YLABEL`).
+    title : str
+        Title of the axes.
+    bands : bool
+        Whether 95 % CI bands are drawn (said in the legend's note).
+    partial : bool, default False
+        Whether some points are means over fewer repeats (hollow markers, said in the note).
+    own : bool, default False
+        Whether the figure marks selectors' own output dimensions (a legend entry for the marker).
+    """
     ax.set_xlabel(xlabel)
     ax.set_ylabel(YLABEL)
     ax.set_title(title, fontsize=9)
@@ -176,7 +239,7 @@ def _finish(ax: Axes, xlabel: str, title: str, bands: bool, partial: bool = Fals
                 label="own output dimension\n(mean ± sd over repeats)",
             )
         )
-    _legend(ax, note, extra)
+    outside_legend(ax, note, extra)
 
 
 def _integer_x(ax: Axes) -> None:
@@ -185,19 +248,36 @@ def _integer_x(ax: Axes) -> None:
     x = x[np.isfinite(x)]
     if len(x) and x.min() > 0 and x.max() / x.min() >= LOG_X_RATIO:
         ax.set_xscale("log")
-        _log_ticks(ax.xaxis)
+        log_ticks(ax.xaxis)
     else:
         ax.xaxis.set_major_locator(MaxNLocator(integer=True, steps=[1, 2, 5, 10]))
 
 
-def _log_ticks(axis) -> None:
-    """1-2-5 steps on a log axis (all integers from 1 up), as plain numbers, not 10^k."""
+def log_ticks(axis: Axis) -> None:
+    """Put 1-2-5 steps on a log axis (all integers from 1 up), as plain numbers, not 10^k.
+
+    Parameters
+    ----------
+    axis : Axis
+        The x or y axis of a log-scaled axes.
+    """
     axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
     axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:.0f}" if v >= 1 else f"{v:g}"))
     # no minor ticks: between 1-2-5 majors they add nothing to read, and each one costs drawing time
     axis.set_minor_locator(NullLocator())
 
 
-def _percent(df: pd.DataFrame) -> pd.DataFrame:
-    """The error in % (the report's unit)."""
+def error_percent(df: pd.DataFrame) -> pd.DataFrame:
+    """The error in % (the report's unit).
+
+    Parameters
+    ----------
+    df : DataFrame
+        Result rows with an ``error`` column, a fraction.
+
+    Returns
+    -------
+    DataFrame
+        A copy with ``error`` in percent.
+    """
     return df.assign(error=100 * df["error"])

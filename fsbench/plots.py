@@ -45,11 +45,11 @@ from matplotlib.figure import Figure
 
 from fsbench.figure_style import (
     OWN_MARKER,
-    _finish,
-    _new_figure,
-    _percent,
-    _save,
-    _selector_names,
+    error_percent,
+    finish_axes,
+    new_figure,
+    save_figure,
+    selector_names,
     selector_styles,
     summarize,
 )
@@ -332,12 +332,12 @@ def figure_error_vs_S(
     Figure
         Not saved, not closed.
     """
-    df = _percent(_marked(df))
-    names = _selector_names(df)
+    df = error_percent(_marked(df))
+    names = selector_names(df)
     styles = styles or selector_styles(df)
     sels = [str(x) for x in df["selector"].drop_duplicates()]
     show = _use_bands(bands, len(sels))
-    fig, ax = _new_figure()
+    fig, ax = new_figure()
     base = df["selector_name"] == BASELINE
     curves = _summaries(df[df["on_grid"] & ~base], "n_features")
     own_rows = df[df["own_dim"]]
@@ -362,7 +362,7 @@ def figure_error_vs_S(
             if sel not in curves:  # the marker alone: the selector still needs its legend entry
                 ax.plot([], [], label=sel, **st)
             _own_marker(ax, own[sel], st)
-    _finish(ax, "number of selected features S", title, show, partial, bool(own))
+    finish_axes(ax, "number of selected features S", title, show, partial, bool(own))
     return fig
 
 
@@ -381,12 +381,12 @@ def figure_error_vs_n(
         ``df`` holds each transformer's rows at its own output dimension (one S per fit, not one S for
         all): the label gives the mean dimension at the smallest and the largest n_train.
     """
-    df = _percent(df)
-    names = _selector_names(df)
+    df = error_percent(df)
+    names = selector_names(df)
     styles = styles or selector_styles(df)
     sels = [str(x) for x in df["selector"].drop_duplicates()]
     show = _use_bands(bands, len(sels))
-    fig, ax = _new_figure()
+    fig, ax = new_figure()
     curves = _summaries(df, "n_train")
     dims = df.groupby(["selector", "n_train"])["n_features"].mean() if own_dim else None
     partial = False
@@ -396,7 +396,7 @@ def figure_error_vs_n(
             a, b = dims.loc[sel].sort_index().iloc[[0, -1]]
             label = f"{sel} (dim. {a:.0f})" if round(a) == round(b) else f"{sel} (dim. {a:.0f}–{b:.0f})"
         partial |= _curve(ax, curves[sel], "n_train", label, styles[sel], show, 0.12)
-    _finish(ax, "number of training samples n", title, show, partial)
+    finish_axes(ax, "number of training samples n", title, show, partial)
     return fig
 
 
@@ -567,6 +567,6 @@ def _draw_dir(
     ):
         if note:
             fig.text(0.005, 0.005, note, ha="left", va="bottom", fontsize=8, color="red")
-        written += _save(fig, target / stem)
+        written += save_figure(fig, target / stem)
         n_figures += 1
     return written + _cpu_tables(df, target), n_figures

@@ -21,7 +21,7 @@ from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
 from matplotlib.ticker import NullLocator
 
-from fsbench.figure_style import _legend, _log_ticks, _new_figure, selector_styles
+from fsbench.figure_style import log_ticks, new_figure, outside_legend, selector_styles
 from fsbench.results.schema import BASELINE
 from fsbench.results.tables import to_markdown
 from fsbench.stats import loglog_slope
@@ -63,7 +63,7 @@ def figure_cpu_vs(
     sym = "n" if x == "n_train" else x
     xs = sorted(tasks[x].unique())
     x0 = _fit_from(xs)
-    fig, ax = _new_figure()
+    fig, ax = new_figure()
     for sel, d in tasks.groupby("selector", sort=False):
         med = d.groupby(x)["fit_cpu_s"].median().sort_index()
         med = med[med > 0]  # process_time can read 0 s for the fastest fits: no place on a log axis
@@ -73,7 +73,7 @@ def figure_cpu_vs(
         ax.plot(med.index, med.to_numpy(), label=label, **st)
     ax.set_xscale("log")
     ax.set_yscale("log")
-    _log_ticks(ax.xaxis)
+    log_ticks(ax.xaxis)
     if len(xs) <= 10:  # a tick at every n (or D) of the sweep, labelled where the labels do not collide
         ax.set_xticks(xs, _spaced_labels(ax, xs))
     ax.set_xlabel(xlabel)
@@ -82,7 +82,7 @@ def figure_cpu_vs(
     ax.yaxis.set_minor_locator(NullLocator())  # decades only: the minor ticks cost most of the drawing
     ax.grid(alpha=0.3)
     note = f"exponent: least-squares slope of\nlog CPU on log {sym} over {sym} ≥ {x0:g}"
-    _legend(ax, note)
+    outside_legend(ax, note)
     return fig
 
 

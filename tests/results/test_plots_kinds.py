@@ -18,7 +18,7 @@ from conftest import cli
 from matplotlib.image import imread
 
 import fsbench.plots as plots
-from fsbench.figure_style import DPI, OWN_MARKER, PAD_INCHES, _save
+from fsbench.figure_style import DPI, OWN_MARKER, PAD_INCHES, save_figure
 from fsbench.plots import (
     experiment_figures,
     figure_error_vs_S,
@@ -288,7 +288,7 @@ def test_figures_come_one_at_a_time_and_are_closed(tmp_path, monkeypatch):
         plt.close(fig)
         return [stem.with_suffix(".png")]
 
-    monkeypatch.setattr(plots, "_save", fake_save)  # where _draw_dir looks it up
+    monkeypatch.setattr(plots, "save_figure", fake_save)  # where _draw_dir looks it up
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # "More than 20 figures have been opened" would raise
         plot_results([d], tmp_path / "out")
@@ -299,7 +299,7 @@ def test_figures_come_one_at_a_time_and_are_closed(tmp_path, monkeypatch):
 def test_saved_files_cropped_and_figure_closed(tmp_path):
     fig = figure_error_vs_S(_mixed(), "t")
     ax_px = fig.axes[0].get_window_extent()
-    written = _save(fig, tmp_path / "f")
+    written = save_figure(fig, tmp_path / "f")
     assert plt.get_fignums() == []
     png, pdf = written
     img = imread(png)
