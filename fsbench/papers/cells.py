@@ -31,6 +31,7 @@ from typing import Any
 import pandas as pd
 import yaml
 
+from fsbench.data.cards import cards_dir as default_cards_dir  # the field cards_dir overrides it
 from fsbench.papers.sources import (
     d_of,
     experiment_for,
@@ -41,7 +42,7 @@ from fsbench.papers.sources import (
     same_value,
     select_rows,
 )
-from fsbench.papers.values import DEFAULT_REPEATS, ConfigInfo, _cards_dir, _entries, _entry_name
+from fsbench.papers.values import DEFAULT_REPEATS, ConfigInfo, dataset_entries, entry_name
 from fsbench.results.paper_values import pm
 from fsbench.stats import rank_shares, welch_from_summary
 
@@ -188,7 +189,19 @@ def ours_text(c: CellResult, nd: int = 1) -> str:
     return pm(c.ours, c.ours_std, nd) + (f" (n = {c.n_ours})" if c.n_ours else "")
 
 
-def _fmt_p(p: float) -> str:
+def format_p(p: float) -> str:
+    """A p-value as the comparison tables print it: "n/a" for NaN, "< 0.001", else 3 or 2 decimals.
+
+    Parameters
+    ----------
+    p : float
+        The p-value, or NaN where no test was possible.
+
+    Returns
+    -------
+    str
+        The p-value's text.
+    """
     if p != p:
         return "n/a"
     return "< 0.001" if p < 0.001 else f"{p:.3f}" if p < 0.01 else f"{p:.2f}"
@@ -235,10 +248,10 @@ class _Ctx:
     def _dataset_available(self, name: str, exp: str | None) -> bool:
         cfg = self.configs.get(exp) if exp else None
         if cfg is not None:
-            for e in _entries(cfg.data.get("dataset")):
-                if isinstance(e, dict) and "generator" in e and _entry_name(e) == name:
+            for e in dataset_entries(cfg.data.get("dataset")):
+                if isinstance(e, dict) and "generator" in e and entry_name(e) == name:
                     return True
-        card = Path(self.cards_dir if self.cards_dir is not None else _cards_dir()) / f"{name}.yaml"
+        card = Path(self.cards_dir if self.cards_dir is not None else default_cards_dir()) / f"{name}.yaml"
         if not card.is_file():
             return False
         # a card may exist only to explain why no copy can be had (`unavailable: <reason>`)

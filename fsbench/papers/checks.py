@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fsbench.papers.cells import CPU_FACTOR, _fmt_p
+from fsbench.papers.cells import CPU_FACTOR, format_p
 from fsbench.papers.sources import (
     Metric,
     d_of,
@@ -153,7 +153,7 @@ def _check_significance(
             if good:
                 ok_pairs += 1
             else:
-                bad.append(f"{a}–{b} p {'' if pv < 0.001 else '= '}{_fmt_p(pv)}")
+                bad.append(f"{a}–{b} p {'' if pv < 0.001 else '= '}{format_p(pv)}")
         if undecided == len(pairs):
             continue
         flags.append(not bad and undecided == 0)

@@ -25,7 +25,7 @@ from typing import Any
 
 import pandas as pd
 
-from fsbench.papers.cells import NO_STD_RULES, RELATIVE_TOL, CellResult, _fmt_p, agreement_rule, ours_text
+from fsbench.papers.cells import NO_STD_RULES, RELATIVE_TOL, CellResult, agreement_rule, format_p, ours_text
 from fsbench.papers.claims import FAILS, HOLDS, NOT_CHECKABLE, NOT_EVALUABLE
 from fsbench.papers.compare import compare_paper
 from fsbench.papers.comparison import ExperimentChoices, PaperComparison, TableComparison
@@ -83,7 +83,7 @@ def _error_table_md(t: TableComparison) -> list[str]:
                 pm(c.paper, c.paper_std, nd) + (" (ext.)" if c.status == "external" else ""),
                 ours_text(c, nd),
                 _fmt_diff(c.diff, nd),
-                _fmt_p(c.p) if c.p == c.p else "–",
+                format_p(c.p) if c.p == c.p else "–",
                 _verdict(c),
             ]
         )

@@ -107,8 +107,21 @@ def _cards_dir() -> Path:
 _ABBREVIATIONS = {"e.g", "i.e", "cf", "vs", "al", "etc", "approx", "resp", "no", "fig", "eq", "ref", "sec"}
 
 
-def _first_sentence(text: str) -> str:
-    """The first sentence of ``text`` (whitespace collapsed), whole: a long sentence is never cut."""
+def first_sentence(text: str) -> str:
+    """The first sentence of ``text`` (whitespace collapsed), whole: a long sentence is never cut.
+
+    A period after a common abbreviation (e.g., i.e., et al., ...) does not end the sentence.
+
+    Parameters
+    ----------
+    text : str
+        Any text (a card's notes, a substitution comment).
+
+    Returns
+    -------
+    str
+        Its first sentence with the closing punctuation, or all of it if it has no sentence end.
+    """
     text = " ".join(str(text).split())
     end = len(text)
     for m in re.finditer(r"[.!?](?=\s)", text):
@@ -157,17 +170,41 @@ class ConfigInfo:
     def repeats(self, dataset: str | None = None) -> int:
         """``protocol.repeats`` (of the entry of ``dataset`` if it overrides it; fsbench default 30)."""
         base = (self.data.get("protocol") or {}).get("repeats", DEFAULT_REPEATS)
-        for entry in _entries(self.data.get("dataset")):
-            if isinstance(entry, dict) and _entry_name(entry) == dataset:
+        for entry in dataset_entries(self.data.get("dataset")):
+            if isinstance(entry, dict) and entry_name(entry) == dataset:
                 return int((entry.get("protocol") or {}).get("repeats", base))
         return int(base)
 
 
-def _entries(ds: Any) -> list[Any]:
+def dataset_entries(ds: Any) -> list[Any]:
+    """The entries of a config's ``dataset`` field as a list.
+
+    Parameters
+    ----------
+    ds : Any
+        The field: a list of entries, one entry (a name or a mapping), or None.
+
+    Returns
+    -------
+    list
+        The entries; empty for None.
+    """
     return ds if isinstance(ds, list) else [ds] if ds is not None else []
 
 
-def _entry_name(entry: Any) -> str:
+def entry_name(entry: Any) -> str:
+    """The name of one dataset entry: a mapping's ``name``, else its ``label``, else its ``generator``.
+
+    Parameters
+    ----------
+    entry : Any
+        A dataset entry of a config (a name or a mapping).
+
+    Returns
+    -------
+    str
+        The name; "?" for a mapping with none of the three keys.
+    """
     if isinstance(entry, dict):
         return str(entry.get("name") or entry.get("label") or entry.get("generator") or "?")
     return str(entry)
@@ -350,7 +387,7 @@ def read_configs(config_dir: Path) -> dict[str, ConfigInfo]:
             data = merge_config(data, raw)
         if "name" not in data:
             continue
-        datasets = list(dict.fromkeys(_entry_name(e) for e in _entries(data.get("dataset"))))
+        datasets = list(dict.fromkeys(entry_name(e) for e in dataset_entries(data.get("dataset"))))
         defaults = layered_defaults([(text, raw) for text, (_, raw) in zip(texts, layers, strict=True)])
         notes = str(data.get("notes") or "")
         defaults += split_defaults(notes)
@@ -364,7 +401,7 @@ def read_configs(config_dir: Path) -> dict[str, ConfigInfo]:
                 if not s.startswith("#") or not s.lstrip("#").strip():
                     break
                 para.append(s.lstrip("#").strip())
-            unavailable = _first_sentence(_drop_parentheses(" ".join(para))).rstrip(".")
+            unavailable = first_sentence(_drop_parentheses(" ".join(para))).rstrip(".")
         out[str(data["name"])] = ConfigInfo(str(data["name"]), f, data, datasets, defaults, unavailable)
     return out
 
@@ -392,4 +429,4 @@ def card_note(name: str, cards_dir: Path | None = None) -> str | None:
     card = read_card(name, cards_dir)
     if card is None:
         return None
-    return _first_sentence(card.get("notes") or card.get("description") or "")
+    return first_sentence(card.get("notes") or card.get("description") or "")

@@ -14,7 +14,7 @@ import pandas as pd
 from fsbench.papers.claims import evaluate_claim
 from fsbench.papers.comparison import FigureClaim, FigurePoint, FigureReading
 from fsbench.papers.readings.declared import Reading, default_experiment, where_name
-from fsbench.papers.values import _entries
+from fsbench.papers.values import dataset_entries
 from fsbench.stats import paired_t
 
 
@@ -136,7 +136,7 @@ def _claims_under(
     out.grid_covered, out.grid_points = len(have & need), len(need)
     if not need <= have:
         return
-    claims = [c for c in values.get("claims", []) if r.figure in _entries(c.get("figure"))]
+    claims = [c for c in values.get("claims", []) if r.figure in dataset_entries(c.get("figure"))]
     if not claims:
         return
     drop = (df["experiment"] == default) & df["selector"].isin(set(d["selector"]))

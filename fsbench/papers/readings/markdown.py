@@ -24,7 +24,7 @@ from fsbench.papers.readings.classify import (
     fmt_ours,
     fmt_paper,
 )
-from fsbench.papers.values import _first_sentence
+from fsbench.papers.values import first_sentence
 from fsbench.results.tables import md_table
 
 _FIGURES_INTRO = (
@@ -145,7 +145,7 @@ def footnote_lines(notes: list[SubstitutionNote]) -> list[str]:
         return []
     lines = [""]
     for s in notes:
-        lines.append(f"†{s.mark} **Substitution** ({s.scope}, {s.source}): {_first_sentence(s.text)}  ")
+        lines.append(f"†{s.mark} **Substitution** ({s.scope}, {s.source}): {first_sentence(s.text)}  ")
     return lines
 
 

@@ -24,7 +24,7 @@ from fsbench.papers.readings.declared import Reading, default_label, read_readin
 from fsbench.papers.readings.figures import figure_readings
 from fsbench.papers.readings.substitutions import SubstitutionMarks, substitutions
 from fsbench.papers.sources import method_frame
-from fsbench.papers.values import ConfigInfo, _entries
+from fsbench.papers.values import ConfigInfo, dataset_entries
 
 
 class ReadingsReport:
@@ -126,7 +126,7 @@ class ReadingsReport:
     def claim_marker(self, where: Any) -> str:
         """Substitution markers for a claim's figure or table (its experiment's datasets), or ""."""
         out = ""
-        for w in _entries(where):
+        for w in dataset_entries(where):
             items = [*self.values.get("figures", []), *self.values.get("tables", [])]
             item = next((x for x in items if x.get("id") == w), {})
             exp = item.get("experiment")

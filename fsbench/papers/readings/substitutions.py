@@ -15,7 +15,7 @@ from typing import Any
 from fsbench.papers.cells import CellResult
 from fsbench.papers.comparison import SubstitutionNote
 from fsbench.papers.readings.markdown import footnote_lines, substitution_lines
-from fsbench.papers.values import ConfigInfo, _entries, _entry_name, read_card
+from fsbench.papers.values import ConfigInfo, dataset_entries, entry_name, read_card
 from fsbench.results.paper_values import split_defaults
 
 
@@ -75,8 +75,8 @@ def substitutions(
     for name, cfg in configs.items():
         if experiments is not None and name not in experiments:
             continue
-        for e in _entries(cfg.data.get("dataset")):
-            card = _entry_name(e)  # the card's name; results name the entry by its label if it has one
+        for e in dataset_entries(cfg.data.get("dataset")):
+            card = entry_name(e)  # the card's name; results name the entry by its label if it has one
             key = str(e.get("label") or card) if isinstance(e, dict) else card
             if key in seen:
                 continue
