@@ -53,7 +53,7 @@ from fsbench.figure_style import (
     selector_styles,
     summarize,
 )
-from fsbench.plots_cpu import _cpu_tables, cpu_figures, dataset_dims
+from fsbench.plots_cpu import cpu_figures, dataset_dims, write_cpu_tables
 from fsbench.processes import worker_pool
 from fsbench.results.loading import find_result_dirs, is_diagnostic, read_rankings, read_results, run_state
 from fsbench.results.schema import BASELINE
@@ -569,4 +569,4 @@ def _draw_dir(
             fig.text(0.005, 0.005, note, ha="left", va="bottom", fontsize=8, color="red")
         written += save_figure(fig, target / stem)
         n_figures += 1
-    return written + _cpu_tables(df, target), n_figures
+    return written + write_cpu_tables(df, target), n_figures

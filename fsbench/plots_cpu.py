@@ -178,8 +178,21 @@ def cpu_table_wide(df: pd.DataFrame, table: pd.DataFrame | None = None) -> pd.Da
     return (wide / fastest).reset_index() if fastest > 0 else wide.reset_index()
 
 
-def _cpu_tables(df: pd.DataFrame, target: Path) -> list[Path]:
-    """cpu_time.csv / .md and cpu_time_table.md of one results table (none without selection times)."""
+def write_cpu_tables(df: pd.DataFrame, target: Path) -> list[Path]:
+    """Write ``cpu_time.csv`` / ``.md`` and ``cpu_time_table.md`` of one results table.
+
+    Parameters
+    ----------
+    df : DataFrame
+        The rows of one experiment's results table.
+    target : Path
+        Directory of the files; created if missing.
+
+    Returns
+    -------
+    list of Path
+        The files written; none when the table has no selection times.
+    """
     table = cpu_table(df)
     if table.empty:
         return []

@@ -47,11 +47,7 @@ KNOWN: frozenset[tuple[str, str, str]] = frozenset(
         ("fsbench/run/engine.py", "fsbench.run.backends", "_run_one"),
         ("fsbench/run/engine.py", "fsbench.run.backends", "_threading_results"),
         # not yet renamed (issue 36, item 3)
-        ("fsbench/plots.py", "fsbench.plots_cpu", "_cpu_tables"),
-        ("fsbench/results/report_html.py", "fsbench.results.compare", "_console_md"),
         ("fsbench/results/fractions.py", "fsbench.results.stats_compare", "_full_set_sizes"),
-        ("fsbench/run/engine.py", "fsbench.run.provenance", "_now"),
-        ("fsbench/run/lock.py", "fsbench.run.provenance", "_now"),
     }
 )
 

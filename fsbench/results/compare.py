@@ -313,7 +313,7 @@ def write_outputs(comp: Comparison, sets: list[ResultSet], out: Path) -> list[Pa
     sections = [
         Section(
             "Selectors across datasets",
-            [_console_md(comp)],
+            [comparison_markdown(comp)],
         ),
         Section("Average ranks", [comp.summary]),
         Section("Friedman and Iman–Davenport tests", [comp.friedman_table()]),
@@ -343,7 +343,20 @@ def write_outputs(comp: Comparison, sets: list[ResultSet], out: Path) -> list[Pa
     return written
 
 
-def _console_md(comp: Comparison) -> str:
+def comparison_markdown(comp: Comparison) -> str:
+    """The summary paragraph of a comparison across datasets: blocks, selectors and metric, the omnibus
+    test and its verdict, the Nemenyi critical difference and the groups not told apart.
+
+    Parameters
+    ----------
+    comp : Comparison
+        The comparison (:func:`compare_selectors`).
+
+    Returns
+    -------
+    str
+        Markdown, ending with the independence note unless blocks are per dataset or per fraction.
+    """
     fr, b = comp.friedman, comp.blocks
     notes = "".join(f"\n\n{n}" for n in b.notes)
     return (

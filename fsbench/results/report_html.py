@@ -48,7 +48,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from fsbench.results.compare import _console_md, compare_selectors
+from fsbench.results.compare import compare_selectors, comparison_markdown
 from fsbench.results.experiment_tables import GROUND_TRUTH_SECTION, STABILITY_SECTION
 from fsbench.results.html import (
     MAX_TABLE_ROWS,
@@ -185,7 +185,7 @@ def across_datasets(sets: list[ResultSet], tables_dir: Path, alpha: float = 0.05
     return Section(
         ACROSS_DATASETS,
         [
-            _console_md(comp),
+            comparison_markdown(comp),
             comp.summary,
             Image(cd, f"critical-difference diagram (Nemenyi, CD = {comp.cd:.3f})"),
             post,

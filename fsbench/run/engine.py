@@ -72,7 +72,7 @@ from fsbench.run.errors import RunError
 from fsbench.run.eta import GroupEta
 from fsbench.run.lock import RunLock
 from fsbench.run.plan import expand, plugin_sources, validate
-from fsbench.run.provenance import _now, git_commit, package_versions
+from fsbench.run.provenance import git_commit, package_versions, utc_now
 from fsbench.run.store import (
     RunState,
     TaskStore,
@@ -190,7 +190,7 @@ def prepare_output(exp: Experiment, out: Path, *, fresh: bool, commit: str) -> t
         "git_commit": commit,
         "versions": package_versions(),
         "host": socket.gethostname(),
-        "started": _now(),
+        "started": utc_now(),
         "finished": None,
     }
     if previous is not None:
@@ -449,7 +449,7 @@ def run_experiment(
                 # config it is the hash of are updated together
                 previous["config_hash"] = exp.config_hash
                 previous["effective_config"] = exp.effective
-                previous["finished"] = previous.get("finished") or _now()
+                previous["finished"] = previous.get("finished") or utc_now()
                 atomic_write(out / "run.json", json.dumps(previous, indent=2, default=str))
                 return summary(0, n_failed)
             if skipped == 0:
@@ -511,7 +511,7 @@ def run_experiment(
                         "to resume"
                     ) from None
             n_done, n_failed = write_tables(out, tasks, store)
-            info["finished"] = _now()
+            info["finished"] = utc_now()
             info.update(n_tasks=len(tasks), n_done=n_done, n_failed=n_failed)
             atomic_write(out / "run.json", json.dumps(info, indent=2, default=str))
             return summary(len(todo), n_failed)

@@ -10,7 +10,7 @@ import socket
 from pathlib import Path
 
 from fsbench.run.errors import RunError
-from fsbench.run.provenance import _now
+from fsbench.run.provenance import utc_now
 
 
 class RunLock:
@@ -21,7 +21,7 @@ class RunLock:
         self.held = False
 
     def acquire(self) -> None:
-        me = {"host": socket.gethostname(), "pid": os.getpid(), "since": _now()}
+        me = {"host": socket.gethostname(), "pid": os.getpid(), "since": utc_now()}
         for _ in range(3):
             try:
                 fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)

@@ -39,5 +39,12 @@ def package_versions() -> dict[str, str]:
     return out
 
 
-def _now() -> str:
+def utc_now() -> str:
+    """The current time in UTC, ISO 8601 to the second (``run.json``'s and the lock's timestamps).
+
+    Returns
+    -------
+    str
+        E.g. ``2026-01-31T12:00:00+00:00``.
+    """
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
