@@ -40,10 +40,16 @@ _X_LABEL = {"n_features": "S", "n_train": "n", "D": "D"}
 
 @dataclass
 class CheckResult:
-    """Outcome of one check: ``status`` (holds / does not hold / not evaluable) and the numbers."""
+    """Outcome of one check: ``status`` (holds / does not hold / not evaluable) and the numbers.
+
+    ``points`` are the x points the check compared (datasets, S, n, as text; empty for a check not
+    evaluated at x points, e.g. ``rank_share``): a claim re-evaluated under a reading is set beside the
+    default's only where each check compared the same points (:mod:`fsbench.papers.readings.claims`).
+    """
 
     status: str
     detail: str
+    points: tuple[str, ...] = ()
 
 
 def _ne(msg: str) -> CheckResult:

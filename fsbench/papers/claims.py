@@ -166,10 +166,13 @@ def evaluate_check(
     if table.empty:
         return _ne(f"no {xl} value ({rng}) where all of {', '.join(involved)} have results")
     if kind in ("significant", "not_significant", "not_significantly_worse"):
-        return _check_significance(check, rows, met, selectors, than, rng)
-    if kind == "ratio":
-        return _check_ratio(check, table, selectors, than, met, rng)
-    return _check_points(kind, check, table, selectors, than, among, involved, met, xl, rng)
+        out = _check_significance(check, rows, met, selectors, than, rng)
+    elif kind == "ratio":
+        out = _check_ratio(check, table, selectors, than, met, rng)
+    else:
+        out = _check_points(kind, check, table, selectors, than, among, involved, met, xl, rng)
+    out.points = tuple(_xs([x_]) for x_ in table.index)  # where every involved selector has results
+    return out
 
 
 def _check_points(

@@ -5,7 +5,8 @@ A layer of the paper comparison (render → compare → readings → comparison 
 :func:`compare_paper` reads a paper's values and configs (:mod:`fsbench.papers.values`), compares every
 printed table (:mod:`fsbench.papers.cells`; CPU-time tables also by their shape,
 :mod:`fsbench.papers.cpu_shape`), classifies the differing cells by the readings
-(:mod:`fsbench.papers.readings`), evaluates every claim (:mod:`fsbench.papers.claims`) and returns the
+(:mod:`fsbench.papers.readings`), evaluates every claim (:mod:`fsbench.papers.claims`), on the default
+and under every reading that changes rows it reads (:mod:`fsbench.papers.readings.claims`), and returns the
 whole as one object. It writes no Markdown: :func:`fsbench.papers.render.render_comparison` renders the
 object, and ``comparison.json`` holds it (:mod:`fsbench.papers.comparison`).
 """
@@ -178,6 +179,7 @@ def _claim(
     refs = [str(r) for r in refs] if isinstance(refs, list) else [str(refs)]
     entry = entries.get(refs[0], {})  # a claim on several figures reads the first one's experiment
     status, results = evaluate_claim(cl, ctx.df, entry.get("experiment"), ctx.missing_reason, entry)
+    under = readings.claim_readings(cl, entry, status, results, ctx.missing_reason)
     return ClaimResult(
         id=str(cl["id"]),
         status=status,
@@ -194,6 +196,7 @@ def _claim(
         paper_consistent=str(cl["paper_consistent"]).lower()
         if cl.get("paper_consistent") is not None
         else None,
+        readings=under,
     )
 
 

@@ -12,7 +12,8 @@ The tree:
 * :class:`PaperComparison` — per printed table a :class:`TableComparison` (every cell as a
   :class:`~fsbench.papers.cells.CellResult`: the paper's value, ours, the verdict; the table's counts;
   its differing cells classified, :class:`DifferingCell`, with the reading that explains each if any);
-  the totals; every claim (:class:`ClaimResult`, with its checks); the readings declared and run
+  the totals; every claim (:class:`ClaimResult`, with its checks and its verdicts under the readings,
+  :class:`ClaimUnderReading`); the readings declared and run
   (:class:`ReadingRun`); the substitutions named (:class:`SubstitutionNote`); the figure readings
   (:class:`FigureReading`); the CPU tables by their shape
   (:class:`~fsbench.papers.cpu_shape.CpuShape`) and the substitutions and defaults of the experiments
@@ -122,9 +123,30 @@ class CheckOutcome:
 
 
 @dataclass
+class ClaimUnderReading:
+    """A claim re-evaluated under one reading (rules: :mod:`fsbench.papers.readings.claims`).
+
+    ``reading`` and ``label`` name the reading; ``status`` and ``checks`` are the claim's verdict and
+    checks with the reading's rows in place of the default's. ``comparable`` is whether every check
+    compared the same points (datasets, S, n) as under the default: only then is the verdict set beside
+    the default's; otherwise ``note`` says which points the reading covers. A claim the rules cannot
+    re-evaluate under the reading has status ``not evaluable`` and ``note`` says why.
+    """
+
+    reading: str
+    label: str
+    status: str
+    checks: list[CheckOutcome]
+    comparable: bool
+    note: str = ""
+
+
+@dataclass
 class ClaimResult:
     """One claim of the paper and its verdict (``holds``, ``does not hold``, ``not evaluable``,
-    ``not machine-checkable``); ``marks`` are the substitution markers of its data."""
+    ``not machine-checkable``); ``marks`` are the substitution markers of its data; ``readings`` the
+    claim re-evaluated under every reading that changes rows it reads
+    (:mod:`fsbench.papers.readings.claims`), beside this default verdict, never in its place."""
 
     id: str
     status: str
@@ -136,6 +158,7 @@ class ClaimResult:
     checks: list[CheckOutcome]
     defaults: str | None = None
     paper_consistent: str | None = None
+    readings: list[ClaimUnderReading] = field(default_factory=list)
 
 
 @dataclass
@@ -190,8 +213,8 @@ class FigurePoint:
 
 @dataclass
 class FigureClaim:
-    """A claim of a figure, evaluated on the default and with a reading's rows in place of the
-    default's."""
+    """A claim that reads a figure reading's rows, evaluated on the default and with the reading's rows in
+    place of the default's (where each check compared the same points: :class:`ClaimUnderReading`)."""
 
     id: str
     default: str
@@ -200,11 +223,12 @@ class FigureClaim:
 
 @dataclass
 class FigureReading:
-    """A reading of a figure: its curve beside the default's and the figure's claims re-evaluated.
+    """A reading of a figure: its curve beside the default's and the claims re-evaluated under it.
 
     ``points`` is None when the curves are not among the rows compared (or no default experiment is
-    named: ``default`` None); ``x_name`` is ``S`` or ``n``. The claims are re-evaluated only when the
-    reading covers the default's whole grid (``grid_covered`` of ``grid_points``).
+    named: ``default`` None); ``x_name`` is ``S`` or ``n``. ``grid_covered`` of ``grid_points`` is how
+    many of the default's (dataset, method, n, S) points the reading has. ``claims`` are the claims whose
+    verdict under the reading is comparable with the default's (:class:`ClaimUnderReading`).
     """
 
     reading: str

@@ -10,7 +10,8 @@ values). :func:`render_comparison` writes the Markdown of a
   :func:`fsbench.papers.cells.compare_table`; the table legends restate it briefly);
 * where the paper declares a ``cpu_shape`` rule, its CPU-time tables compared by their shape (log-log
   slopes with bootstrap CIs, Kendall's τ of the order of methods; :mod:`fsbench.papers.cpu_shape`);
-* the verdict of every claim (holds / does not hold / not evaluable) with the numbers deciding it;
+* the verdict of every claim (holds / does not hold / not evaluable) with the numbers deciding it, and
+  beside it its verdict under every reading that changes rows it reads;
 * the readings section (:mod:`fsbench.papers.readings.markdown`);
 * a summary for the top of ``REPORT.md`` (counts, and the substitutions and defaults of the
   experiments in the results).
@@ -28,7 +29,7 @@ import pandas as pd
 from fsbench.papers.cells import NO_STD_RULES, RELATIVE_TOL, CellResult, agreement_rule, format_p, ours_text
 from fsbench.papers.claims import FAILS, HOLDS, NOT_CHECKABLE, NOT_EVALUABLE
 from fsbench.papers.compare import compare_paper
-from fsbench.papers.comparison import ExperimentChoices, PaperComparison, TableComparison
+from fsbench.papers.comparison import ClaimUnderReading, ExperimentChoices, PaperComparison, TableComparison
 from fsbench.papers.cpu_shape import cpu_shape_markdown, cpu_shape_summary
 from fsbench.papers.readings import markdown as readings_md
 from fsbench.papers.readings.markdown import footnote_lines, shown_setting
@@ -193,6 +194,54 @@ def _table_md(cmp: PaperComparison, t: TableComparison) -> list[str]:
     return lines + footnote_lines([notes[k] for k in t.footnotes])
 
 
+#: What the table of claims under the readings shows (rules: :mod:`fsbench.papers.readings.claims`).
+CLAIM_READINGS_INTRO = (
+    "Every claim re-evaluated by the same checks with a reading's rows in place of the default's, for each "
+    "reading that was run and changes rows the claim reads (a reading of its table or figure, or of the same "
+    "run, that replaces one of the methods it names). The default's verdicts and counts above are never "
+    "changed by a reading. A verdict under a reading is set beside the default's only when every check "
+    "compares the same points (datasets, S, n) as under the default; otherwise it is marked not comparable, "
+    "with the points the reading covers. The checks' numbers are in the list below."
+)
+
+
+def _under_reading(u: ClaimUnderReading) -> str:
+    """A claim's verdict under a reading as the tables show it."""
+    if u.note.startswith("not re-evaluated"):
+        return u.note
+    text = f"{_MARK.get(u.status, '?')} {u.status}"
+    return text if u.comparable else f"not comparable ({u.note}): {text}"
+
+
+def _claim_readings_md(cmp: PaperComparison) -> list[str]:
+    """The table of every claim under every reading that touches it ([] if none does)."""
+    rows = []
+    for cl in cmp.claims:
+        for u in cl.readings:
+            same = "" if not u.comparable else ("same" if u.status == cl.status else "**changes**")
+            rows.append(
+                [
+                    f"`{cl.id}`",
+                    f"{_MARK[cl.status]} {cl.status}",
+                    f"`{u.reading}` {u.label}",
+                    _under_reading(u),
+                    same,
+                ]
+            )
+    if not rows:
+        return []
+    return [
+        "#### Claims under the readings",
+        "",
+        CLAIM_READINGS_INTRO,
+        "",
+        *md_table(
+            ["claim", "default", "reading", "under the reading", "vs default"], rows, escape=True
+        ).splitlines(),
+        "",
+    ]
+
+
 def _claims_md(cmp: PaperComparison) -> list[str]:
     rows = []
     lines: list[str] = []
@@ -207,6 +256,12 @@ def _claims_md(cmp: PaperComparison) -> list[str]:
             lines.append(f"  - _choices: {_esc(cl.defaults)}_")
         if cl.paper_consistent is not None:
             lines.append(f"  - _paper's own numbers consistent with the statement: {cl.paper_consistent}_")
+        for u in cl.readings:
+            lines.append(f"  - under reading `{u.reading}` ({_esc(u.label)}): {_esc(_under_reading(u))}")
+            for chk in u.checks:
+                lines.append(
+                    f"    - {_MARK.get(chk.status, '?')} `{chk.kind}`: {_esc(chk.detail)} → {chk.status}"
+                )
     return [
         f"### Claims ({len(rows)})",
         "",
@@ -215,6 +270,7 @@ def _claims_md(cmp: PaperComparison) -> list[str]:
         "",
         *md_table(["result", "claim", "where", "statement"], rows, escape=True).splitlines(),
         "",
+        *_claim_readings_md(cmp),
         *lines,
         "",
     ]

@@ -19,19 +19,24 @@ others with the full protocol. Each such reading is declared as data in the pape
   - **unexplained**: otherwise (the readings tried are shown with their numbers);
 
 * for figures (no printed cells), shows the default's and the reading's curves side by side with a
-  paired t-test per point, and re-evaluates the figure's claims with the reading's rows in place of the
-  default's rows when the reading covers the default's whole grid;
+  paired t-test per point;
+* re-evaluates every claim under every reading that was run and changes rows the claim reads, by the
+  same checks with the reading's rows in place of the default's, beside the default verdict (a verdict is
+  comparable only where every check compares the same points as under the default;
+  :mod:`~fsbench.papers.readings.claims`);
 * names every dataset substitution next to the cells it affects: a marker ``†k`` on the cell's setting
   and the substitution's text under the table. Substitutions come from data only: a dataset card's
   ``substitution:`` field, and a ``[D] SUBSTITUTION:`` (or ``[D] SUBSTITUTION (ds1, ds2):``) item of
   an experiment config's ``notes``.
 
-Readings never replace the default: the default's cell counts are computed before and without them.
+Readings never replace the default: the default's cell counts and claim verdicts are computed before and
+without them.
 
 Modules, by concern: :mod:`~fsbench.papers.readings.declared` (the ``readings:`` entries and the table a
 reading sees), :mod:`~fsbench.papers.readings.classify` (the classes of the differing cells),
 :mod:`~fsbench.papers.readings.substitutions` (the ``†k`` markers), :mod:`~fsbench.papers.readings.figures`
-(figure readings: curves and claims), :mod:`~fsbench.papers.readings.report` (the readings part of a
+(figure readings: curves), :mod:`~fsbench.papers.readings.claims` (the claims under the readings),
+:mod:`~fsbench.papers.readings.report` (the readings part of a
 paper's comparison, computed into :mod:`fsbench.papers.comparison`'s objects) and
 :mod:`~fsbench.papers.readings.markdown` (that part of the report, rendered from the objects).
 

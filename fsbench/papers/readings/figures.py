@@ -1,8 +1,9 @@
 """Figure readings: the paper prints no numbers for a figure, so a reading of one is shown as its curve
-beside the default's, with a paired t-test per point, and the figure's claims are re-evaluated with the
-reading's rows in place of the default's rows when the reading covers the default's whole grid; computed
-here into :class:`~fsbench.papers.comparison.FigureReading` objects, rendered by
-:mod:`fsbench.papers.readings.markdown`."""
+beside the default's, with a paired t-test per point, and how much of the default's grid it covers;
+computed here into :class:`~fsbench.papers.comparison.FigureReading` objects, rendered by
+:mod:`fsbench.papers.readings.markdown`. The claims re-evaluated under a reading are
+:mod:`fsbench.papers.readings.claims`'s (:meth:`~fsbench.papers.readings.report.ReadingsReport.figures`
+adds the comparable ones to each figure reading)."""
 
 from __future__ import annotations
 
@@ -11,10 +12,8 @@ from typing import Any
 
 import pandas as pd
 
-from fsbench.papers.claims import evaluate_claim
-from fsbench.papers.comparison import FigureClaim, FigurePoint, FigureReading
+from fsbench.papers.comparison import FigurePoint, FigureReading
 from fsbench.papers.readings.declared import Reading, default_experiment, where_name
-from fsbench.papers.values import dataset_entries
 from fsbench.stats import paired_t
 
 
@@ -29,7 +28,7 @@ def _paired(a: pd.DataFrame, b: pd.DataFrame) -> float:
 def figure_readings(
     values: Mapping[str, Any], readings: list[Reading], df: pd.DataFrame, raw: pd.DataFrame
 ) -> list[FigureReading]:
-    """Every reading of a figure: its curve beside the default's and the figure's claims re-evaluated
+    """Every reading of a figure: its curve beside the default's and its coverage of the default's grid
     (rendered by :func:`fsbench.papers.readings.markdown.figure_readings_lines`).
 
     Parameters
@@ -115,33 +114,14 @@ def _figure_reading(
                 p=_paired(a[["split_seed", "error"]], b[["split_seed", "error"]]),
             )
         )
-    _claims_under(values, r, default, df, d, rd, out)
+    _grid(d, rd, out)
     return out
 
 
-def _claims_under(
-    values: Mapping[str, Any],
-    r: Reading,
-    default: str,
-    df: pd.DataFrame,
-    d: pd.DataFrame,
-    rd: pd.DataFrame,
-    out: FigureReading,
-) -> None:
-    """The figure's claims, default vs with the reading's rows in place of the default's, when the
-    reading covers the default's whole grid (``out.grid_covered`` of ``out.grid_points``)."""
+def _grid(d: pd.DataFrame, rd: pd.DataFrame, out: FigureReading) -> None:
+    """How many of the default's (dataset, method, n, S) points the reading has (``out.grid_covered`` of
+    ``out.grid_points``)."""
     grid = ["dataset", "selector", "n_train", "n_features"]
     have = set(map(tuple, rd[grid].drop_duplicates().astype(str).to_numpy()))
     need = set(map(tuple, d[grid].drop_duplicates().astype(str).to_numpy()))
     out.grid_covered, out.grid_points = len(have & need), len(need)
-    if not need <= have:
-        return
-    claims = [c for c in values.get("claims", []) if r.figure in dataset_entries(c.get("figure"))]
-    if not claims:
-        return
-    drop = (df["experiment"] == default) & df["selector"].isin(set(d["selector"]))
-    sub = pd.concat([df[~drop], rd], ignore_index=True)
-    for cl in claims:
-        before, _ = evaluate_claim(cl, df, default)
-        after, _ = evaluate_claim(cl, sub, default)
-        out.claims.append(FigureClaim(str(cl["id"]), before, after))

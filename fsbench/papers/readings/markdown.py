@@ -30,8 +30,9 @@ from fsbench.results.tables import md_table
 _FIGURES_INTRO = (
     "The paper prints no numbers for its figures, so a figure reading is shown as its curve beside "
     "the default's (mean test error % ± std over the repeats, paired t-test over the same splits), "
-    "and the figure's claims are re-evaluated with the reading's rows in place of the default's "
-    "when the reading covers the default's whole grid."
+    "with the claims re-evaluated with the reading's rows in place of the default's wherever every "
+    "check compares the same points as under the default (all of them, with the checks' numbers: "
+    "“Claims under the readings” in the Claims section)."
 )
 
 
@@ -226,18 +227,21 @@ def _figure_block(f: FigureReading) -> list[str]:
     ).splitlines()
     lines.append("")
     if f.grid_covered < f.grid_points:
-        return lines + [
-            "Claims not re-evaluated: the reading covers "
-            f"{f.grid_covered} of the default's {f.grid_points} (dataset, method, n, S) points.",
+        lines += [
+            f"The reading has {f.grid_covered} of the default's {f.grid_points} (dataset, method, n, S) "
+            "points (a transformer's own dimension, and so its S grid, may differ under a reading).",
             "",
         ]
     if not f.claims:
-        return lines
+        return lines + [
+            "No claim's checks compare the same points under this reading as under the default.",
+            "",
+        ]
     rows = [
         [f"`{c.id}`", c.default, c.reading, "changes" if c.default != c.reading else "same"] for c in f.claims
     ]
     return lines + [
-        "Claims of this figure, default vs with the reading's rows in place of the default's:",
+        "Claims that read these rows, default vs with the reading's rows in place of the default's:",
         "",
         *md_table(["claim", "default", "with the reading", ""], rows).splitlines(),
         "",

@@ -4,14 +4,16 @@ here for :func:`fsbench.papers.compare.compare_paper`, rendered by :mod:`fsbench
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from fsbench.papers.cells import CellResult, compare_table
-from fsbench.papers.comparison import FigureReading, ReadingRun
+from fsbench.papers.checks import CheckResult
+from fsbench.papers.comparison import ClaimUnderReading, FigureClaim, FigureReading, ReadingRun
+from fsbench.papers.readings.claims import claim_under_reading, ran, touches
 from fsbench.papers.readings.classify import (
     CLASSES,
     ByReading,
@@ -63,6 +65,8 @@ class ReadingsReport:
         self.marks = SubstitutionMarks(substitutions(self.configs, experiments, cards_dir))
         self._compare = compare
         self.tables: list[tuple[Mapping[str, Any], list[Classified], ByReading]] = []
+        #: (claim id, default status, its verdicts under the readings), in the order the claims came
+        self.claims: list[tuple[str, str, list[ClaimUnderReading]]] = []
 
     # ---- comparison under the engine's rule
     def compare(self, table: dict[str, Any]) -> list[CellResult]:
@@ -119,9 +123,56 @@ class ReadingsReport:
             )
         return out
 
+    def claim_readings(
+        self,
+        claim: Mapping[str, Any],
+        entry: Mapping[str, Any],
+        status: str,
+        default: list[CheckResult],
+        missing_reason: Callable[[str | None], str] | None = None,
+    ) -> list[ClaimUnderReading]:
+        """A claim re-evaluated under every reading whose results are present and that changes rows it
+        reads (rules: :mod:`fsbench.papers.readings.claims`); none for a claim without checks.
+
+        Parameters
+        ----------
+        claim : mapping
+            The ``claims:`` entry.
+        entry : mapping
+            The claim's table or figure entry (its first, for a claim about several).
+        status : str
+            The claim's default verdict (kept for :meth:`figures`).
+        default : list of CheckResult
+            Its checks evaluated on the default.
+        missing_reason : callable, optional
+            Experiment name → why it has no results.
+
+        Returns
+        -------
+        list of ClaimUnderReading
+            In the readings' declaration order.
+        """
+        present = set(self.df["experiment"].astype(str)) if len(self.df) else set()
+        out = [
+            claim_under_reading(self.values, r, claim, entry, self.df, default, missing_reason)
+            for r in self.readings
+            if claim.get("checks") and ran(self.values, r, present) and touches(self.values, r, claim)
+        ]
+        self.claims.append((str(claim["id"]), status, out))
+        return out
+
     def figures(self) -> list[FigureReading]:
-        """Every figure reading: its curve beside the default's, the figure's claims re-evaluated."""
-        return figure_readings(self.values, self.readings, self.df, self.raw)
+        """Every figure reading: its curve beside the default's, and the claims (added through
+        :meth:`claim_readings`) whose verdict under it is comparable with the default's."""
+        out = figure_readings(self.values, self.readings, self.df, self.raw)
+        for f in out:
+            f.claims = [
+                FigureClaim(cid, status, u.status)
+                for cid, status, under in self.claims
+                for u in under
+                if u.reading == f.reading and u.comparable
+            ]
+        return out
 
     def claim_marker(self, where: Any) -> str:
         """Substitution markers for a claim's figure or table (its experiment's datasets), or ""."""
