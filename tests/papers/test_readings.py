@@ -359,3 +359,24 @@ def test_every_report_has_the_readings_section_and_counts(paper: str) -> None:
     why = " ".join(str(pv["no_table_cells"]).split())
     assert f"No printed table cell can be compared, so no cell is classified: {why}" in body
     assert any("Of 0 differing cells" in line for line in summary_lines)
+
+
+def test_differing_cpu_cells_are_shown_normalised_on_both_sides() -> None:
+    """KIFE's Table II prints seconds: its block of differing time cells shows the paper's time ÷ the
+    table minimum beside ours ÷ the table minimum (the printed seconds in brackets), under the table's
+    own name, never the printed seconds next to our normalised time."""
+    from fsbench.papers.comparison import read_comparison
+
+    cmp = read_comparison(ROOT / "results" / "kife2011")
+    body = "\n".join(readings_md.section(cmp))
+    (time,) = [t for t in cmp.tables if t.id == "table2_time"]
+    assert time.differing, "KIFE's time part has differing cells"
+    block = body.split(f"### Table {time.differing_name} — differing cells", 1)[1].split("###", 1)[0]
+    assert "| setting | method | paper ÷ table min | ours (default) ÷ table min | class | evidence |" in block
+    for d in time.differing:
+        c = time.cells[d.cell]
+        row = f"| {readings_md.shown_setting(c)} | {c.method} | {c.paper_norm:.1f} ({c.paper:g} s) | "
+        assert row + f"{c.ours:.1f} ± {c.ours_std:.1f} (n = {c.n_ours}) |" in block, row
+    # the two parts of Table II are told apart in their headings
+    heads = re.findall(r"^### Table (.+) — differing cells$", body, flags=re.M)
+    assert len(heads) == len(set(heads)) == sum(bool(t.differing) for t in cmp.tables)

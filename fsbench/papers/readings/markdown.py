@@ -150,12 +150,30 @@ def footnote_lines(notes: list[SubstitutionNote]) -> list[str]:
     return lines
 
 
+#: What a CPU-time table's block of differing cells says about its numbers (both sides normalised).
+CPU_DIFFERING_NOTE = (
+    "CPU times, both sides divided by the fastest entry of the whole table (the comparison's "
+    "normalisation; a time the paper prints in seconds is given in brackets)."
+)
+
+
+def _paper_cpu(c: CellResult) -> str:
+    """The paper's side of a CPU-time cell: its value ÷ its table minimum, the printed seconds in brackets
+    when the paper prints seconds rather than normalised times."""
+    shown = f"{c.paper_norm:.1f}"
+    if abs(c.paper - c.paper_norm) > 1e-9 * max(1.0, abs(c.paper)):
+        shown += f" ({c.paper:g} s)"
+    return shown
+
+
 def _table_block(t: TableComparison, labels: dict[str, str]) -> list[str]:
     counts = {c: sum(d.cls == c for d in t.differing) for c in CLASSES}
-    head = f"### Table {t.number if t.number is not None else t.id} — differing cells" + (
-        f" ({t.part})" if t.part else ""
-    )
-    nd = t.decimals
+    # the name the summary's table of differing cells gives it (number, part, id where two share one)
+    name = t.differing_name or (t.number if t.number is not None else t.id)
+    head = f"### Table {name} — differing cells"
+    # a CPU-time table is compared on normalised times: both sides are shown normalised, one decimal
+    cpu = t.metric == "cpu_time"
+    nd = 1 if cpu else t.decimals
     rows = []
     for d in t.differing:
         cell = t.cells[d.cell]
@@ -175,16 +193,17 @@ def _table_block(t: TableComparison, labels: dict[str, str]) -> list[str]:
             if d.tried:
                 ev = "tried — " + ev
         method = cell.method + (f" ({cell.quantity})" if cell.quantity else "")
-        rows.append([shown_setting(cell), method, fmt_paper(cell, nd), fmt_ours(cell, nd), d.cls, ev])
+        paper = _paper_cpu(cell) if cpu else fmt_paper(cell, nd)
+        rows.append([shown_setting(cell), method, paper, fmt_ours(cell, nd), d.cls, ev])
+    sides = ["paper ÷ table min", "ours (default) ÷ table min"] if cpu else ["paper", "ours (default)"]
     return [
         head,
         "",
         counts_line(counts) + " Evidence: the reading that closes the cell and its number (✓ = agrees by "
-        "the same rule), the paper's own contradiction, or the readings tried.",
+        "the same rule), the paper's own contradiction, or the readings tried."
+        + (f" {CPU_DIFFERING_NOTE}" if cpu else ""),
         "",
-        *md_table(["setting", "method", "paper", "ours (default)", "class", "evidence"], rows, True)
-        .rstrip()
-        .splitlines(),
+        *md_table(["setting", "method", *sides, "class", "evidence"], rows, True).rstrip().splitlines(),
         "",
     ]
 
