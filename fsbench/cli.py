@@ -808,7 +808,7 @@ def build(
     from fsbench.results import facts
     from fsbench.results.docs_status import BEGIN, render_status, replace_block, update_docs
 
-    repo = configs.resolve().parent  # README.md, docs/ and configs/*/notes.md: their marked prose numbers
+    repo = configs.resolve().parent  # README.md, docs/, configs/*/{notes,departures}.md: marked prose numbers
     docs = docs if docs is not None else repo / "docs" / "reproductions.md"
     # a doc without the generated block (a project of your own) is left alone
     has_block = docs.is_file() and BEGIN in docs.read_text(encoding="utf-8")

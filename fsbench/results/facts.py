@@ -1,8 +1,9 @@
 """Prose numbers that are checked against the committed files: named facts and their markers.
 
-A number in ``README.md``, ``docs/*.md`` or a paper's ``configs/<paper>/notes.md`` that states a measured
-or counted fact about committed results (a task count, a number of selectors, a speed-up, an error
-quoted from a table, a count of agreeing cells) is wrapped in a marker naming the fact::
+A number in ``README.md``, ``docs/*.md`` or a paper's ``configs/<paper>/notes.md`` or
+``departures.md`` that states a measured or counted fact about committed results (a task count, a number
+of selectors, a speed-up, an error quoted from a table, a count of agreeing cells, a p-value) is wrapped
+in a marker naming the fact::
 
     The first benchmark ran <!-- fact: run_rankers(benchmark/benchmark) -->18<!-- /fact --> rankers ...
 
@@ -22,8 +23,10 @@ the counts of the committed comparisons with the papers, ``comparison.json``), r
 
 **How a value is written.** A fact computes a number or a string. A number is rendered in the style of the
 text it replaces: as many decimals as the text has, a thousands separator if the text has one (``3,610``),
-an English word if the text is one (``six``, ``Four``; up to twenty). A new marker with no number in it yet
-gets digits (``3,610``; floats with two decimals). Units and signs stay outside the marker
+an English word if the text is one (``six``, ``Four``; up to twenty), scientific notation with as many
+mantissa decimals if the text uses it (a p-value ``3e-6``), and the value's sign if the text has one (a
+difference ``+0.064`` or ``−1.4``, with the typographic minus). A new marker with no number in it yet gets
+digits (``3,610``; floats with two decimals). Units stay outside the marker
 (``<!-- fact: ... -->4.48<!-- /fact -->×``). A string (a list of names, a commit) is compared as it is.
 
 **What may be a fact.** Only what the committed files determine: numbers from a paper, from a measurement
@@ -47,23 +50,31 @@ from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
+from scipy import stats
 
 from fsbench.config_files import read_config
 from fsbench.results.comparison_file import COMPARISON_FILE, read_comparison_file
 from fsbench.results.loading import baseline_labels, find_result_dirs, read_results
 from fsbench.results.run_state import read_run_json
 from fsbench.results.table_files import table_file
+from fsbench.stats import loglog_slope
 
 #: A marker: ``<!-- fact: KEY -->VALUE<!-- /fact -->``; the value is one line without ``<``.
 MARKER = re.compile(r"<!-- fact: (?P<key>[^<>]*?) -->(?P<value>[^<\n]*)<!-- /fact -->")
 #: ``name`` or ``name(arg, arg, column=value)``; an argument with a comma, a parenthesis or an ``=`` (a
 #: selector label such as ``scss eps=1e-3 (default)``) is written in double quotes.
 _KEY = re.compile(r"^(?P<name>[A-Za-z_][\w.]*)(?:\((?P<args>.*)\))?$")
-#: One argument: a double-quoted string or text up to the next comma.
-_ARG = re.compile(r'\s*(?:"(?P<quoted>[^"]*)"|(?P<plain>[^,"]*?))\s*(?:,|$)')
+#: One argument: a filter whose value is quoted (``setting="sonar, rbf"``, or in single quotes), a double-
+#: or single-quoted string (single quotes inside a double-quoted key of :func:`difference`) or text up to
+#: the next comma.
+_ARG = re.compile(
+    r"""\s*(?:(?P<kw>\w+)\s*=\s*(?:"(?P<kwq>[^"]*)"|'(?P<kwsq>[^']*)')|"(?P<quoted>[^"]*)"|'(?P<squoted>[^']*)'|(?P<plain>[^,"']*?))"""
+    r"""\s*(?:,|$)"""
+)
 #: The documents whose markers are checked and rewritten, relative to the repository root.
-DOC_GLOBS = ("README.md", "docs/*.md", "configs/*/notes.md")
+DOC_GLOBS = ("README.md", "docs/*.md", "configs/*/notes.md", "configs/*/departures.md")
 
 Value = int | float | str
 
@@ -301,14 +312,21 @@ def _select(ctx: FactContext, result_dir: str, selector: str, filters: dict[str,
 
     # many markers quote one selector of one table: split it once
     df = ctx.cached(("selector", result_dir, selector), rows_of_selector)
-    mask = pd.Series(True, index=df.index)
-    for col, val in filters.items():
-        if col not in df.columns:
-            raise FactError(f"{result_dir}: no column {col!r}")
-        mask &= df[col].astype(str) == val
+    mask = _filter_mask(df, filters, result_dir)
     # only the columns the facts read: copying every column of a wide table costs more than the rest
     cols = [c for c in (*_ROW_COLUMNS, *filters) if c in df.columns]
     return df.loc[mask, list(dict.fromkeys(cols))]
+
+
+def _filter_mask(df: pd.DataFrame, filters: dict[str, str], where: str) -> pd.Series:
+    """Rows whose ``column`` is ``value`` for every filter; ``a;b`` is either value (a ``|`` would end a
+    Markdown table cell)."""
+    mask = pd.Series(True, index=df.index)
+    for col, val in filters.items():
+        if col not in df.columns:
+            raise FactError(f"{where}: no column {col!r}")
+        mask &= df[col].astype(str).isin(val.split(";"))
+    return mask
 
 
 #: The columns of a result table that the row facts read.
@@ -323,6 +341,8 @@ _ROW_COLUMNS = (
     "fit_cpu_s",
     "fit_wall_s",
     "task_id",
+    "split_seed",
+    "n_test",
 )
 
 
@@ -386,10 +406,7 @@ def _column(ctx: FactContext, result_dir: str, column: str, filters: dict[str, s
         raise FactError(f"{result_dir}: no column {column!r}")
     if "status" in df.columns:
         df = df[df["status"] == "ok"]
-    for col, val in filters.items():
-        if col not in df.columns:
-            raise FactError(f"{result_dir}: no column {col!r}")
-        df = df[df[col].astype(str) == val]
+    df = df[_filter_mask(df, filters, result_dir)]
     if df.empty:
         raise FactError(f"{result_dir}: no finished row with {filters}")
     return df[column]
@@ -439,6 +456,428 @@ def fit_wall_mean(ctx: FactContext, result_dir: str, selector: str, **filters: s
 def fit_cpu_median(ctx: FactContext, result_dir: str, selector: str, **filters: str) -> float:
     """Median CPU seconds of one selector fit (one per task) over the finished tasks."""
     return float(_fit_cpu(ctx, result_dir, selector, filters).median())
+
+
+@fact("fit_cpu_total", "result_dir")
+def fit_cpu_total(ctx: FactContext, result_dir: str, **filters: str) -> float:
+    """CPU seconds of every selector fit of a run (one per finished task), summed; ``selector=`` and the
+    other filters narrow the tasks."""
+    df = _finished(ctx, result_dir, filters)
+    return float(df.drop_duplicates("task_id")["fit_cpu_s"].sum())
+
+
+@fact("cpu_slope", "result_dir", "selector", "n_from")
+def cpu_slope(ctx: FactContext, result_dir: str, selector: str, n_from: str, **filters: str) -> float:
+    """Log-log slope of a selector's median fit CPU time (one per task) on the training size, over the
+    sizes from ``n_from`` up (:func:`fsbench.stats.loglog_slope`): its empirical exponent in N."""
+    df = _select(ctx, result_dir, selector, filters)
+    df = df[(df["status"] == "ok") & (df["n_train"] >= int(n_from))].drop_duplicates("task_id")
+    med = df.groupby("n_train")["fit_cpu_s"].median()
+    slope = loglog_slope(med.index, med.to_numpy())
+    if slope != slope:
+        raise FactError(f"{result_dir}, {selector}: fewer than two training sizes from {n_from}")
+    return slope
+
+
+@fact("fit_ratio_mean", "result_dir", "a", "b")
+def fit_ratio_mean(ctx: FactContext, result_dir: str, a: str, b: str, **filters: str) -> float:
+    """Mean wall seconds of one fit of selector ``a`` over that of selector ``b`` (:func:`fit_wall_mean`
+    of each, same filters): how many times longer ``a`` takes."""
+    return fit_wall_mean(ctx, result_dir, a, **filters) / fit_wall_mean(ctx, result_dir, b, **filters)
+
+
+# --------------------------------------------------------------------------- metrics over groups and pairs
+#: Metrics computed from a result table's row: (how, lower is better). Any other numeric column is its
+#: own metric (lower is better for a time, which is what the paired facts compare).
+_METRICS: dict[str, tuple[Callable[[pd.DataFrame], pd.Series], bool]] = {
+    "error_pct": (lambda d: d["error"] * 100, True),
+    "accuracy_pct": (lambda d: (1 - d["error"]) * 100, False),
+    "bcr": (lambda d: 1 - d["balanced_error"], False),
+}
+
+
+def _metric(df: pd.DataFrame, metric: str, where: str) -> tuple[pd.Series, bool]:
+    """A metric's values on the rows of ``df`` and whether lower is better."""
+    if metric in _METRICS:
+        how, lower = _METRICS[metric]
+        return how(df).astype(float), lower
+    if metric not in df.columns:
+        raise FactError(f"{where}: no metric or column {metric!r} (metrics: {', '.join(_METRICS)})")
+    return pd.to_numeric(df[metric], errors="coerce"), True
+
+
+def _finished(ctx: FactContext, result_dir: str, filters: dict[str, str]) -> pd.DataFrame:
+    """The finished rows of a result table narrowed by ``column=value`` filters (``a;b``: either);
+    ``S=max`` keeps each task's row at its largest S (a transformer's own output dimension)."""
+    df = ctx.rows(result_dir)
+    if "status" in df.columns:
+        df = df[df["status"] == "ok"]
+    filters = dict(filters)
+    if filters.pop("S", None) == "max":
+        df = df.loc[df.groupby("task_id")["n_features"].idxmax()]
+    df = df[_filter_mask(df, filters, result_dir)]
+    if df.empty:
+        raise FactError(f"{result_dir}: no finished row with {filters}")
+    return df
+
+
+def _group_means(
+    ctx: FactContext, result_dir: str, metric: str, by: str, filters: dict[str, str]
+) -> pd.Series:
+    df = _finished(ctx, result_dir, filters)
+    cols = by.split("+")
+    missing = [c for c in cols if c not in df.columns]
+    if missing:
+        raise FactError(f"{result_dir}: no column {missing[0]!r} to group by")
+    values, _ = _metric(df, metric, result_dir)
+    return values.groupby([df[c] for c in cols]).mean()
+
+
+@fact("group_min", "result_dir", "metric", "by")
+def group_min(ctx: FactContext, result_dir: str, metric: str, by: str, **filters: str) -> float:
+    """The smallest mean of a metric (``error_pct``, ``accuracy_pct``, ``bcr`` or a numeric column) over
+    the groups of finished rows by the columns ``by`` (``selector+n_features``): the low end of a range
+    quoted over selectors, S values or datasets (filters ``selector=a;b`` narrow the rows)."""
+    return float(_group_means(ctx, result_dir, metric, by, filters).min())
+
+
+@fact("group_max", "result_dir", "metric", "by")
+def group_max(ctx: FactContext, result_dir: str, metric: str, by: str, **filters: str) -> float:
+    """The largest mean of a metric over the groups of finished rows by the columns ``by`` (the high end
+    of a range; as :func:`group_min`)."""
+    return float(_group_means(ctx, result_dir, metric, by, filters).max())
+
+
+def _group_stds(
+    ctx: FactContext, result_dir: str, metric: str, by: str, filters: dict[str, str]
+) -> pd.Series:
+    df = _finished(ctx, result_dir, filters)
+    values, _ = _metric(df, metric, result_dir)
+    return values.groupby([df[c] for c in by.split("+")]).std(ddof=1)
+
+
+@fact("group_std_min", "result_dir", "metric", "by")
+def group_std_min(ctx: FactContext, result_dir: str, metric: str, by: str, **filters: str) -> float:
+    """The smallest standard deviation (n − 1) of a metric over the groups of finished rows by ``by``
+    (e.g. the spread over repeats of each selector: the low end of "our std is 0.7–1.6")."""
+    return float(_group_stds(ctx, result_dir, metric, by, filters).min())
+
+
+@fact("group_std_max", "result_dir", "metric", "by")
+def group_std_max(ctx: FactContext, result_dir: str, metric: str, by: str, **filters: str) -> float:
+    """The largest standard deviation (n − 1) of a metric over the groups of finished rows by ``by``."""
+    return float(_group_stds(ctx, result_dir, metric, by, filters).max())
+
+
+@fact("max_shift", "result_dir", "other_dir", "metric", "by")
+def max_shift(
+    ctx: FactContext, result_dir: str, other_dir: str, metric: str, by: str, **filters: str
+) -> float:
+    """The largest absolute difference between the group means of a metric in two result directories (a
+    default and a reading run on its splits), over the groups ``by`` both have: "every cell moves by at
+    most ..."; the filters narrow both."""
+    a = _group_means(ctx, result_dir, metric, by, filters)
+    b = _group_means(ctx, other_dir, metric, by, filters)
+    common = a.index.intersection(b.index)
+    if len(common) == 0:
+        raise FactError(f"{result_dir} and {other_dir} share no group by {by!r}")
+    return float((a.loc[common] - b.loc[common]).abs().max())
+
+
+@fact("group_count", "result_dir", "by")
+def group_count(ctx: FactContext, result_dir: str, by: str, **filters: str) -> int:
+    """How many groups (distinct values of the columns ``by``) the finished rows matching the filters
+    have: e.g. the (selector, S) pairs of a dataset, or the splits in which a selector chose one subset."""
+    df = _finished(ctx, result_dir, filters)
+    return int(df.groupby(by.split("+")).ngroups)
+
+
+def _pair(
+    ctx: FactContext,
+    result_dir: str,
+    metric: str,
+    a: str,
+    s_a: str,
+    b: str,
+    s_b: str,
+    filters: dict[str, str],
+) -> tuple[pd.Series, pd.Series, pd.DataFrame, bool]:
+    """Selector ``a`` at S = ``s_a`` and ``b`` at ``s_b`` on the same splits (same dataset, kernel,
+    training size and split seed; ``*`` for both S pairs every S with itself; ``max`` is each task's
+    largest S, a transformer's own output dimension or the all-features reference): the two metric series
+    aligned, a's rows, and whether lower is better."""
+    keys = ["dataset", "kernel", "n_train", "split_seed"]
+    every_s = s_a == "*" and s_b == "*"
+    if (s_a == "*") != (s_b == "*"):
+        raise FactError("S = * pairs every S with itself: give it for both selectors")
+
+    def side(sel: str, s: str) -> tuple[pd.Series, pd.DataFrame, bool]:
+        df = _select(ctx, result_dir, sel, filters)
+        df = df[df["status"] == "ok"]
+        if s == "max":
+            df = df.loc[df.groupby("task_id")["n_features"].idxmax()]
+        elif not every_s:
+            df = df[df["n_features"] == int(s)]
+        values, lower = _metric(df, metric, result_dir)
+        index = keys + (["n_features"] if every_s else [])
+        return values.set_axis(pd.MultiIndex.from_frame(df[index])), df, lower
+
+    va, rows_a, lower = side(a, s_a)
+    vb, _, _ = side(b, s_b)
+    common = va.index.intersection(vb.index)
+    if va.index.has_duplicates or vb.index.has_duplicates:
+        raise FactError(f"{result_dir}: several rows per split; narrow with dataset=..., n_train=...")
+    if len(common) == 0:
+        raise FactError(f"{result_dir}: {a} (S = {s_a}) and {b} (S = {s_b}) share no split")
+    return va.loc[common], vb.loc[common], rows_a, lower
+
+
+#: The arguments of every paired fact: a result directory, a metric, and two (selector, S) sides.
+_PAIRED = ("result_dir", "metric", "a", "S_a", "b", "S_b")
+
+
+@fact("paired_diff", *_PAIRED)
+def paired_diff(
+    ctx: FactContext, result_dir: str, metric: str, a: str, s_a: str, b: str, s_b: str, **filters: str
+) -> float:
+    """Mean over the shared splits of a's metric minus b's (selector ``a`` at S = ``S_a``, ``b`` at
+    ``S_b``; ``*`` for both: every S paired with itself)."""
+    x, y, _, _ = _pair(ctx, result_dir, metric, a, s_a, b, s_b, filters)
+    return float((x - y).mean())
+
+
+@fact("paired_n", *_PAIRED)
+def paired_n(
+    ctx: FactContext, result_dir: str, metric: str, a: str, s_a: str, b: str, s_b: str, **filters: str
+) -> int:
+    """Number of splits (cells, with S = ``*``) both sides finished."""
+    return len(_pair(ctx, result_dir, metric, a, s_a, b, s_b, filters)[0])
+
+
+@fact("paired_better", *_PAIRED)
+def paired_better(
+    ctx: FactContext, result_dir: str, metric: str, a: str, s_a: str, b: str, s_b: str, **filters: str
+) -> int:
+    """Number of shared splits on which ``a`` is strictly better than ``b`` (lower error or time, higher
+    accuracy or BCR)."""
+    x, y, _, lower = _pair(ctx, result_dir, metric, a, s_a, b, s_b, filters)
+    return int(((x < y) if lower else (x > y)).sum())
+
+
+@fact("paired_worse", *_PAIRED)
+def paired_worse(
+    ctx: FactContext, result_dir: str, metric: str, a: str, s_a: str, b: str, s_b: str, **filters: str
+) -> int:
+    """Number of shared splits on which ``a`` is strictly worse than ``b``."""
+    x, y, _, lower = _pair(ctx, result_dir, metric, a, s_a, b, s_b, filters)
+    return int(((x > y) if lower else (x < y)).sum())
+
+
+@fact("paired_t_nb", *_PAIRED)
+def paired_t_nb(
+    ctx: FactContext, result_dir: str, metric: str, a: str, s_a: str, b: str, s_b: str, **filters: str
+) -> float:
+    """Nadeau–Bengio corrected paired t of a − b over J resampled splits: mean / sqrt((1/J + n_test /
+    n_train) · variance), the training and test sizes read from a's rows."""
+    x, y, rows, _ = _pair(ctx, result_dir, metric, a, s_a, b, s_b, filters)
+    d = (x - y).to_numpy(dtype=float)
+    if len(d) < 2 or "n_test" not in rows.columns:
+        raise FactError(f"{result_dir}: a corrected t needs two splits and the n_test column")
+    ratio = float((rows["n_test"] / rows["n_train"]).mean())
+    return float(d.mean() / np.sqrt((1 / len(d) + ratio) * d.var(ddof=1)))
+
+
+@fact("paired_t_p", *_PAIRED)
+def paired_t_p(
+    ctx: FactContext, result_dir: str, metric: str, a: str, s_a: str, b: str, s_b: str, **filters: str
+) -> float:
+    """Two-sided p-value of the paired t-test of a against b over the shared splits."""
+    x, y, _, _ = _pair(ctx, result_dir, metric, a, s_a, b, s_b, filters)
+    return float(stats.ttest_rel(x.to_numpy(float), y.to_numpy(float)).pvalue)
+
+
+@fact("paired_wilcoxon_p", *_PAIRED)
+def paired_wilcoxon_p(
+    ctx: FactContext, result_dir: str, metric: str, a: str, s_a: str, b: str, s_b: str, **filters: str
+) -> float:
+    """Two-sided p-value of the Wilcoxon signed-rank test of a − b over the shared splits (scipy's
+    default: zero differences dropped)."""
+    x, y, _, _ = _pair(ctx, result_dir, metric, a, s_a, b, s_b, filters)
+    return float(stats.wilcoxon(x.to_numpy(float) - y.to_numpy(float)).pvalue)
+
+
+@fact("paired_speedup", *_PAIRED)
+def paired_speedup(
+    ctx: FactContext, result_dir: str, metric: str, a: str, s_a: str, b: str, s_b: str, **filters: str
+) -> float:
+    """Geometric mean over the shared splits of b's metric over a's: how many times faster ``a`` is than
+    ``b`` (``metric`` a time: ``fit_wall_s`` or ``fit_cpu_s``)."""
+    x, y, _, _ = _pair(ctx, result_dir, metric, a, s_a, b, s_b, filters)
+    if (x <= 0).any() or (y <= 0).any():
+        raise FactError(f"{result_dir}: a speed-up needs positive times")
+    return float(np.exp(np.mean(np.log(y.to_numpy(float) / x.to_numpy(float)))))
+
+
+def _by_group(
+    ctx: FactContext,
+    result_dir: str,
+    metric: str,
+    a: str,
+    s_a: str,
+    b: str,
+    s_b: str,
+    by: str,
+    filters: dict[str, str],
+) -> list[tuple[pd.Series, pd.Series, bool]]:
+    """:func:`_pair` split into groups by the columns ``by`` (of dataset, kernel, n_train, n_features)."""
+    x, y, _, lower = _pair(ctx, result_dir, metric, a, s_a, b, s_b, filters)
+    levels = by.split("+")
+    if not set(levels) <= set(x.index.names):
+        raise FactError(f"group by {by!r}: only {', '.join(n for n in x.index.names if n != 'split_seed')}")
+    return [(gx, y.loc[gx.index], lower) for _, gx in x.groupby(level=levels)]
+
+
+#: The arguments of a paired fact counted over groups: a paired fact's, and the columns of a group.
+_GROUPED = (*_PAIRED, "by")
+
+
+@fact("groups_better", *_GROUPED)
+def groups_better(
+    ctx: FactContext,
+    result_dir: str,
+    metric: str,
+    a: str,
+    s_a: str,
+    b: str,
+    s_b: str,
+    by: str,
+    **filters: str,
+) -> int:
+    """In how many groups (``by``: e.g. ``dataset``) ``a``'s mean over the shared splits is strictly
+    better than ``b``'s ("TAKES is ahead on 2 of 6 datasets")."""
+    return sum(
+        bool(gx.mean() < gy.mean() if lower else gx.mean() > gy.mean())
+        for gx, gy, lower in _by_group(ctx, result_dir, metric, a, s_a, b, s_b, by, filters)
+    )
+
+
+@fact("groups_significant", *_GROUPED)
+def groups_significant(
+    ctx: FactContext,
+    result_dir: str,
+    metric: str,
+    a: str,
+    s_a: str,
+    b: str,
+    s_b: str,
+    by: str,
+    **filters: str,
+) -> int:
+    """In how many groups the paired t-test of a against b over the shared splits is significant at 5 %
+    (two-sided, either direction)."""
+    return sum(
+        bool(stats.ttest_rel(gx.to_numpy(float), gy.to_numpy(float)).pvalue < 0.05)
+        for gx, gy, _ in _by_group(ctx, result_dir, metric, a, s_a, b, s_b, by, filters)
+    )
+
+
+@fact("groups_max_distance", *_GROUPED)
+def groups_max_distance(
+    ctx: FactContext,
+    result_dir: str,
+    metric: str,
+    a: str,
+    s_a: str,
+    b: str,
+    s_b: str,
+    by: str,
+    **filters: str,
+) -> float:
+    """The largest absolute difference of the two means over the groups ("differ by at most ...")."""
+    return max(
+        abs(float(gx.mean() - gy.mean()))
+        for gx, gy, _ in _by_group(ctx, result_dir, metric, a, s_a, b, s_b, by, filters)
+    )
+
+
+@fact("groups", *_GROUPED)
+def groups(
+    ctx: FactContext,
+    result_dir: str,
+    metric: str,
+    a: str,
+    s_a: str,
+    b: str,
+    s_b: str,
+    by: str,
+    **filters: str,
+) -> int:
+    """How many groups the two selectors share (the "of 6" of "ahead on 2 of 6")."""
+    return len(_by_group(ctx, result_dir, metric, a, s_a, b, s_b, by, filters))
+
+
+# --------------------------------------------------------------------------- committed CSV tables
+@fact("csv", "file", "column")
+def csv_value(ctx: FactContext, file: str, column: str, **filters: str) -> Value:
+    """The value of ``column`` in the one row of a committed CSV file (relative to the repository root,
+    e.g. a report's ``results/paul2015/stability.csv``) that the ``column=value`` filters select."""
+    df = ctx.cached(("csv", file), lambda: pd.read_csv(ctx.root / file))
+    if column not in df.columns:
+        raise FactError(f"{file}: no column {column!r}")
+    rows = df[_filter_mask(df, filters, file)]
+    if len(rows) != 1:
+        raise FactError(f"{file}: {len(rows)} rows match {filters}; the filters must select one")
+    v = rows[column].iloc[0]
+    return v.item() if hasattr(v, "item") else v
+
+
+# --------------------------------------------------------------------------- arithmetic on other facts
+def _of(ctx: FactContext, key: str) -> float:
+    v = compute(key, ctx)
+    if isinstance(v, str):
+        raise FactError(f"{key} is text, not a number")
+    return float(v)
+
+
+@fact("difference", "a", "b")
+def difference(ctx: FactContext, a: str, b: str) -> float:
+    """The value of the fact ``a`` minus that of ``b`` (each a quoted key; a label in it that needs quotes
+    takes single ones: ``"accuracy_pct(p/x, 'KIFE (24 it.)', 8)"``)."""
+    return _of(ctx, a) - _of(ctx, b)
+
+
+@fact("distance", "a", "b")
+def distance(ctx: FactContext, a: str, b: str) -> float:
+    """The absolute difference of the facts ``a`` and ``b`` (quoted keys): "differ by at most ..." over
+    several pairs is :func:`maximum` of distances."""
+    return abs(difference(ctx, a, b))
+
+
+@fact("ratio", "a", "b")
+def ratio(ctx: FactContext, a: str, b: str) -> float:
+    """The value of the fact ``a`` over that of ``b`` (quoted keys, as :func:`difference`)."""
+    den = _of(ctx, b)
+    if den == 0:
+        raise FactError(f"{b} is 0")
+    return _of(ctx, a) / den
+
+
+@fact("total", "*keys")
+def total(ctx: FactContext, *keys: str) -> float:
+    """The sum of the facts named (quoted keys): e.g. the shares of first and second ranks."""
+    return sum(_of(ctx, k) for k in keys)
+
+
+@fact("minimum", "*keys")
+def minimum(ctx: FactContext, *keys: str) -> float:
+    """The smallest value of the facts named (quoted keys): the low end of a quoted range."""
+    return min(_of(ctx, k) for k in keys)
+
+
+@fact("maximum", "*keys")
+def maximum(ctx: FactContext, *keys: str) -> float:
+    """The largest value of the facts named (quoted keys): the high end of a quoted range."""
+    return max(_of(ctx, k) for k in keys)
 
 
 # --------------------------------------------------------------------------- benchmarks/results/*.json
@@ -497,17 +936,123 @@ def report_cells(ctx: FactContext, paper: str, table: str, column: str) -> int:
     return int(counts[key])
 
 
+def _cell_matches(cell: dict[str, Any], filters: dict[str, str]) -> bool:
+    """A comparison cell's fields equal the filters (``a;b``: either; ``setting`` also matches its leading
+    comma-separated parts: ``setting=sonar`` selects ``sonar, rbf, S = 10, dim 10.0``)."""
+    for key, val in filters.items():
+        have = str(cell.get(key, ""))
+        options = val.split(";")
+        prefix = key == "setting" and any(have == v or have.startswith(v + ",") for v in options)
+        if not (prefix or have in options):
+            return False
+    return True
+
+
+def _differing(ctx: FactContext, paper: str, table: str, filters: dict[str, str]) -> list[tuple[dict, dict]]:
+    """The differing cells of a table of a paper's comparison, (classification, cell), narrowed by the cell
+    fields given as filters (``method=kfds``, ``setting=...``) and ``reading=`` (the reading that explains
+    a cell)."""
+    t = _table(ctx, paper, table, "differing_name")
+    filters = dict(filters)
+    reading = filters.pop("reading", None)
+    return [
+        (d, t["cells"][d["cell"]])
+        for d in t["differing"]
+        if _cell_matches(t["cells"][d["cell"]], filters) and (reading is None or d.get("reading") == reading)
+    ]
+
+
 @fact("report_differing", "paper", "table", "column")
-def report_differing(ctx: FactContext, paper: str, table: str, column: str) -> int:
+def report_differing(ctx: FactContext, paper: str, table: str, column: str, **filters: str) -> int:
     """A count of the per-table classification of differing cells in a paper's report (columns
-    ``differing``, ``explained``, ``paper inconsistent``, ``unexplained``)."""
-    differing = _table(ctx, paper, table, "differing_name")["differing"]
+    ``differing``, ``explained``, ``paper inconsistent``, ``unexplained``); filters on the cells
+    (``method=kfds``; ``reading=<id>``: explained by that reading) count part of them."""
+    differing = _differing(ctx, paper, table, filters)
     if column == "differing":
         return len(differing)
     classes = {"explained", "paper inconsistent", "unexplained"}
     if column not in classes:
         raise FactError(f"{paper}: no column {column!r} of the differing cells (known: differing, {classes})")
-    return sum(d["cls"] == column for d in differing)
+    return sum(d["cls"] == column for d, _ in differing)
+
+
+def _gaps(ctx: FactContext, paper: str, table: str, filters: dict[str, str]) -> list[float]:
+    gaps = [
+        abs(float(c["diff"])) for _, c in _differing(ctx, paper, table, filters) if c.get("diff") is not None
+    ]
+    if not gaps:
+        raise FactError(f"{paper}, table {table}: no differing cell with a difference matches {filters}")
+    return gaps
+
+
+@fact("report_gap_min", "paper", "table")
+def report_gap_min(ctx: FactContext, paper: str, table: str, **filters: str) -> float:
+    """The smallest |ours − paper| (the table's unit) over the differing cells of a table matching the
+    filters (``method=kfds``): the low end of "our error is 2.3–8.1 points lower"."""
+    return min(_gaps(ctx, paper, table, filters))
+
+
+@fact("report_gap_max", "paper", "table")
+def report_gap_max(ctx: FactContext, paper: str, table: str, **filters: str) -> float:
+    """The largest |ours − paper| over the differing cells of a table matching the filters."""
+    return max(_gaps(ctx, paper, table, filters))
+
+
+def _cell_numbers(
+    ctx: FactContext, paper: str, table: str, field: str, filters: dict[str, str]
+) -> list[float]:
+    """``field`` of the cells of a paper's comparison table (named as in the count table) that the filters
+    select; ``ours_ms`` is ``ours_seconds`` (a CPU cell's mean seconds) in milliseconds."""
+    cells = [c for c in _table(ctx, paper, table, "name")["cells"] if _cell_matches(c, filters)]
+    scale, key = (1000.0, "ours_seconds") if field == "ours_ms" else (1.0, field)
+    out = []
+    for c in cells:
+        v = c.get(key)
+        if v is None or isinstance(v, (bool, str)):
+            raise FactError(
+                f"{paper}, table {table}: a cell ({c.get('setting')}, {c.get('method')}) has no {field!r}"
+            )
+        out.append(scale * float(v))
+    if not out:
+        raise FactError(f"{paper}, table {table}: no cell matches {filters}")
+    return out
+
+
+@fact("report_cell", "paper", "table", "field")
+def report_cell(ctx: FactContext, paper: str, table: str, field: str, **filters: str) -> float:
+    """A number of the one cell of a paper's comparison table (``table`` as the count table names it)
+    that the filters select (``method=sas``, ``setting=...``): ``paper``, ``paper_std``, ``ours``,
+    ``ours_std``, ``diff`` (ours − paper), ``p``, ``ours_seconds`` or ``ours_ms`` (a CPU cell's time)."""
+    values = _cell_numbers(ctx, paper, table, field, filters)
+    if len(values) != 1:
+        raise FactError(
+            f"{paper}, table {table}: {len(values)} cells match {filters}; the filters must select one"
+        )
+    return values[0]
+
+
+@fact("report_cell_min", "paper", "table", "field")
+def report_cell_min(ctx: FactContext, paper: str, table: str, field: str, **filters: str) -> float:
+    """The smallest ``field`` over the cells the filters select (``setting=a;b`` for several settings)."""
+    return min(_cell_numbers(ctx, paper, table, field, filters))
+
+
+@fact("report_cell_max", "paper", "table", "field")
+def report_cell_max(ctx: FactContext, paper: str, table: str, field: str, **filters: str) -> float:
+    """The largest ``field`` over the cells the filters select."""
+    return max(_cell_numbers(ctx, paper, table, field, filters))
+
+
+@fact("report_slope", "paper", "table", "method", "field")
+def report_slope(ctx: FactContext, paper: str, table: str, method: str, field: str) -> float:
+    """A log-log slope of a CPU-time table of a paper's comparison (its ``cpu_shape``; ``table`` by its
+    id, e.g. ``table8``): ``ours`` (medians over the rule's range), ``lo`` / ``hi`` (its bootstrap CI),
+    ``paper`` (from the printed values), ``ours_full`` / ``paper_full`` (every x)."""
+    shape = ctx.comparison(paper).get("cpu_shape") or {}
+    found = [s for s in shape.get("slopes", []) if s["table"] == table and s["method"] == method]
+    if len(found) != 1 or found[0].get(field) is None:
+        raise FactError(f"{paper}: no slope {field!r} of {method} in {table}")
+    return float(found[0][field])
 
 
 @fact("report_readings", "paper")
@@ -656,14 +1201,21 @@ def parse_key(key: str) -> tuple[Fact, list[str], dict[str, str]]:
         if a is None or a.end() == pos:
             raise FactError(f"malformed arguments in {key!r}")
         pos = a.end()
-        if a.group("quoted") is not None:
-            args.append(a.group("quoted"))
+        quoted = a.group("quoted") if a.group("quoted") is not None else a.group("squoted")
+        if a.group("kw") is not None:
+            kw[a.group("kw")] = a.group("kwq") if a.group("kwq") is not None else a.group("kwsq")
+        elif quoted is not None:
+            args.append(quoted)
         elif filt := re.fullmatch(r"(\w+)\s*=\s*(.+)", a.group("plain")):
             kw[filt.group(1)] = filt.group(2)
         elif a.group("plain"):
             args.append(a.group("plain"))
-    if len(args) != len(f.params):
-        raise FactError(f"{name} takes {len(f.params)} argument(s) ({', '.join(f.params)}), got {len(args)}")
+    variadic = bool(f.params) and f.params[-1].startswith("*")  # the last parameter takes one or more
+    if len(args) < len(f.params) if variadic else len(args) != len(f.params):
+        at_least = "at least " if variadic else ""
+        raise FactError(
+            f"{name} takes {at_least}{len(f.params)} argument(s) ({', '.join(f.params)}), got {len(args)}"
+        )
     return f, args, kw
 
 
@@ -693,6 +1245,13 @@ def render(value: Value, written: str) -> str:
     if low in _WORDS and float(value).is_integer() and 0 <= value < len(_WORDS):
         word = _WORDS[int(value)]
         return word.capitalize() if w[:1].isupper() else word
+    if w[:1] in ("+", "−") and len(w) > 1:  # a signed difference (+0.064, −1.4): the sign kept in the value
+        body = render(abs(value), w[1:])
+        return body if body.strip("0.,") == "" else ("+" if value > 0 else "−") + body
+    sci = re.fullmatch(r"-?\d(?:\.(\d+))?e[-+]?\d+", low)
+    if sci is not None:  # a p-value written 3e-6: the same mantissa digits, the exponent without padding
+        mantissa, exponent = f"{value:.{len(sci.group(1) or '')}e}".split("e")
+        return f"{mantissa}e{int(exponent)}"
     num = re.fullmatch(r"-?[\d,]*\.?(\d*)", w) if any(c.isdigit() for c in w) else None
     if num is None:  # a new marker: digits with a thousands separator, two decimals for a float
         decimals, w = (0 if isinstance(value, int) else 2), ","

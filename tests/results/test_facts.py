@@ -10,6 +10,7 @@ import shutil
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 from conftest import REPO, cli
 from results_helpers import fixed_ranker, random_ranker, write_result_dir
@@ -34,7 +35,9 @@ def _markers() -> list[facts.Marker]:
 
 # --------------------------------------------------------------------------- the committed docs
 def test_committed_docs_and_notes_agree_with_the_committed_files():
-    """Every marked number of README.md, docs/*.md and configs/*/notes.md is what its fact computes."""
+    """Every marked number of README.md, docs/*.md and configs/*/{notes,departures}.md is what its fact
+    computes."""
+    assert REPO / "configs" / "kife2011" / "departures.md" in doc_files(REPO)
     stale = facts.check(REPO)
     assert not stale, "stale prose numbers (run `fsbench build`):\n" + "\n".join(m.line(REPO) for m in stale)
 
@@ -42,10 +45,17 @@ def test_committed_docs_and_notes_agree_with_the_committed_files():
 def test_every_marker_names_a_known_fact_and_every_fact_is_used():
     markers = _markers()
     assert len(markers) > 100  # the docs and notes do mark their numbers
-    used = set()
-    for m in markers:
-        f, _, _ = parse_key(m.key)  # raises on an unknown name or a wrong number of arguments
+    used: set[str] = set()
+
+    def names(key: str) -> None:  # a fact and the facts its nested keys name (difference, minimum, ...)
+        f, args, _ = parse_key(key)  # raises on an unknown name or a wrong number of arguments
         used.add(f.name)
+        for a in args:
+            if a.split("(", 1)[0] in FACTS and a.endswith(")"):
+                names(a)
+
+    for m in markers:
+        names(m.key)
     assert set(FACTS) == used, f"registered but never used: {sorted(set(FACTS) - used)}"
     for f in FACTS.values():
         assert f.doc, f"fact {f.name} has no docstring"
@@ -212,6 +222,12 @@ def test_config_tasks_counts_as_the_planner_does():
         (12345.678, "", "12,345.68"),  # a new marker
         (7, "", "7"),
         ("boruta, fspp", "fspp", "boruta, fspp"),  # a string as it is
+        (0.0644, "+0.064", "+0.064"),  # a signed difference keeps its sign style
+        (-1.41, "+1.4", "−1.4"),
+        (-3.49, "−1.4", "−3.5"),
+        (2.855e-6, "3e-6", "3e-6"),  # scientific notation: the mantissa's digits, no exponent padding
+        (7.978e-17, "7e-17", "8e-17"),
+        (0.0123, "1.2e-3", "1.2e-2"),
     ],
 )
 def test_render_keeps_the_style_of_the_text(value, written, expected):
@@ -266,3 +282,189 @@ def test_run_facts_read_run_json(tmp_path):
     shutil.rmtree(d)
     with pytest.raises(FactError, match="no result directory"):
         compute("run_tasks(p/r)", FactContext(tmp_path, tmp_path / "results"))  # a fresh cache
+
+
+# --------------------------------------------------------------------------- groups, pairs, tables
+@pytest.fixture
+def pairs_ctx(tmp_path: Path) -> FactContext:
+    """``p/r``: selectors ``good`` and ``noise`` on 6 splits at S = 2, 4 (and ``all`` at S = 10), errors
+    known in closed form; ``good`` fits in 0.01 s, ``noise`` in 0.04 s; ``p/r2``: the same with ``good``
+    one point worse everywhere; ``p/n``: fit CPU 1e-4·n² over n = 100, 200, 400."""
+    import pandas as pd
+
+    def err(sel: str, n: int, r: int, s: int, rng) -> float:
+        return (0.10 + 0.01 * r if sel == "good" else 0.30 - 0.03 * r) + 0.01 * s
+
+    def write(rel: str, error, n_train=(50,)) -> Path:
+        d = write_result_dir(
+            tmp_path / "results" / rel,
+            experiment=rel.replace("/", "_"),
+            dataset="toy",
+            d=10,
+            selectors={"good": fixed_ranker([0, 1], 10), "noise": random_ranker(10)},
+            error=error,
+            n_train=n_train,
+        )
+        df = pd.read_csv(d / "results.csv")
+        df["fit_cpu_s"] = [0.01 if s == "good" else 0.04 for s in df["selector"]]
+        df["fit_wall_s"] = 2 * df["fit_cpu_s"]
+        if rel == "p/n":
+            df["fit_cpu_s"] = 1e-4 * df["n_train"] ** 2
+        df.to_csv(d / "results.csv", index=False)
+        return d
+
+    write("p/r", err)
+    write("p/r2", lambda sel, n, r, s, rng: err(sel, n, r, s, rng) + (0.01 if sel == "good" else 0.0))
+    write("p/n", err, n_train=(100, 200, 400))
+    return FactContext(tmp_path, tmp_path / "results")
+
+
+def test_paired_facts_compute_the_paired_statistics(pairs_ctx):
+    from scipy import stats
+
+    ctx = pairs_ctx
+    r = np.arange(6)
+    good, noise = 100 * (0.12 + 0.01 * r), 100 * (0.32 - 0.03 * r)  # S = 2
+    d = good - noise  # -20, -16, ..., 0: good better on 5 splits, tied on the last
+    args = "p/r, error_pct, good, 2, noise, 2"
+    assert compute(f"paired_diff({args})", ctx) == pytest.approx(d.mean())
+    assert compute(f"paired_n({args})", ctx) == 6
+    assert compute(f"paired_better({args})", ctx) == 5 and compute(f"paired_worse({args})", ctx) == 0
+    assert compute(f"paired_t_p({args})", ctx) == pytest.approx(stats.ttest_rel(good, noise).pvalue)
+    assert compute(f"paired_wilcoxon_p({args})", ctx) == pytest.approx(stats.wilcoxon(d).pvalue)
+    t_nb = d.mean() / np.sqrt((1 / 6 + 100 / 50) * d.var(ddof=1))  # n_test 100, n_train 50
+    assert compute(f"paired_t_nb({args})", ctx) == pytest.approx(t_nb)
+    # accuracy is better when higher: the same splits, the other way round
+    assert compute("paired_better(p/r, accuracy_pct, noise, 2, good, 2)", ctx) == 0
+    assert compute("paired_worse(p/r, accuracy_pct, noise, 2, good, 2)", ctx) == 5
+    assert compute("paired_speedup(p/r, fit_cpu_s, good, 2, noise, 2)", ctx) == pytest.approx(4.0)
+    assert compute("paired_n(p/r, error_pct, good, *, noise, *)", ctx) == 12  # every S with itself
+    assert compute("paired_n(p/r, error_pct, good, max, all, max)", ctx) == 6  # S = 4 against S = 10
+    with pytest.raises(FactError, match="both selectors"):
+        compute("paired_n(p/r, error_pct, good, *, noise, 2)", ctx)
+    with pytest.raises(FactError, match="share no split"):
+        compute("paired_n(p/r, error_pct, good, 3, noise, 2)", ctx)
+    # counted over groups (one dataset here)
+    grouped = f"{args}, dataset"
+    assert compute(f"groups({grouped})", ctx) == 1 and compute(f"groups_better({grouped})", ctx) == 1
+    assert compute(f"groups_significant({grouped})", ctx) == int(stats.ttest_rel(good, noise).pvalue < 0.05)
+    assert compute(f"groups_max_distance({grouped})", ctx) == pytest.approx(abs(d.mean()))
+    with pytest.raises(FactError, match="group by"):
+        compute(f"groups({args}, selector)", ctx)
+
+
+def test_group_facts_compute_over_the_groups(pairs_ctx):
+    ctx = pairs_ctx
+    r = np.arange(6)
+    means = {("good", 2): 12 + r.mean(), ("good", 4): 14 + r.mean(), ("noise", 2): 32 - 3 * r.mean()}
+    means[("noise", 4)] = means[("noise", 2)] + 2
+    key = "p/r, error_pct, selector+n_features, selector=good;noise"
+    assert compute(f"group_min({key})", ctx) == pytest.approx(min(means.values()))
+    assert compute(f"group_max({key})", ctx) == pytest.approx(max(means.values()))
+    assert compute("group_std_min(p/r, error_pct, selector, n_features=2)", ctx) == pytest.approx(
+        np.std(r, ddof=1)
+    )
+    assert compute("group_std_max(p/r, error_pct, selector, n_features=2)", ctx) == pytest.approx(
+        3 * np.std(r, ddof=1)
+    )
+    assert compute("group_count(p/r, split_seed, selector=good)", ctx) == 6
+    assert compute("group_count(p/r, selector+n_features)", ctx) == 5  # all at S = 10 only
+    assert (
+        compute("group_max(p/r, n_features, selector, S=max, selector=good)", ctx) == 4
+    )  # largest S per task
+    assert compute("max_shift(p/r, p/r2, error_pct, selector+n_features)", ctx) == pytest.approx(1.0)
+    assert compute("fit_cpu_total(p/r, selector=noise)", ctx) == pytest.approx(6 * 0.04)  # one fit per task
+    assert compute("fit_ratio_mean(p/r, noise, good)", ctx) == pytest.approx(4.0)
+    assert compute("cpu_slope(p/n, good, 100)", ctx) == pytest.approx(2.0)
+    with pytest.raises(FactError, match="fewer than two"):
+        compute("cpu_slope(p/n, good, 400)", ctx)
+    with pytest.raises(FactError, match="no metric or column"):
+        compute("group_min(p/r, nonsense, selector)", ctx)
+
+
+def test_arithmetic_facts_read_nested_keys(pairs_ctx):
+    ctx = pairs_ctx
+    a, b = "error_pct(p/r, good, 2)", "error_pct(p/r, noise, 2)"
+    va, vb = compute(a, ctx), compute(b, ctx)
+    assert compute(f'difference("{a}", "{b}")', ctx) == pytest.approx(va - vb)
+    assert compute(f'distance("{a}", "{b}")', ctx) == pytest.approx(abs(va - vb))
+    assert compute(f'ratio("{b}", "{a}")', ctx) == pytest.approx(vb / va)
+    assert compute(f'total("{a}", "{b}", "{a}")', ctx) == pytest.approx(2 * va + vb)
+    assert compute(f'minimum("{a}", "{b}")', ctx) == va and compute(f'maximum("{b}")', ctx) == vb
+    # a nested key quotes its own arguments with single quotes
+    inner = "group_max(p/r, error_pct, selector, selector='good', n_features=4)"
+    nested = f'difference("{inner}", "error_pct(p/r, good, 4)")'
+    assert compute(nested, ctx) == pytest.approx(0.0)
+    with pytest.raises(FactError, match="at least 1"):
+        parse_key("minimum()")
+    with pytest.raises(FactError, match="is text"):
+        compute('minimum("run_commit(p/r)")', ctx)
+
+
+def test_csv_and_comparison_facts(tmp_path):
+    (tmp_path / "t.csv").write_text("dataset,k,ki\na,1,0.5\na,2,0.25\nb,1,0.75\n")
+    paper = tmp_path / "results" / "pp"
+    paper.mkdir(parents=True)
+    cells = [
+        {
+            "setting": "N = 30, D = 5",
+            "method": "sas",
+            "paper": 1.0,
+            "ours": 1.0,
+            "diff": 0.0,
+            "ours_seconds": 0.002,
+        },
+        {
+            "setting": "N = 30, D = 50",
+            "method": "sas",
+            "paper": 2.0,
+            "ours": 4.0,
+            "diff": 2.0,
+            "ours_seconds": 0.008,
+        },
+        {
+            "setting": "N = 30, D = 500",
+            "method": "sas",
+            "paper": 9.0,
+            "ours": 6.0,
+            "diff": -3.0,
+            "ours_seconds": 0.012,
+        },
+        {
+            "setting": "N = 30, D = 5",
+            "method": "kfds",
+            "paper": 3.0,
+            "ours": 3.5,
+            "diff": 0.5,
+            "ours_seconds": 0.007,
+        },
+    ]
+    differing = [
+        {"cell": 1, "cls": "unexplained", "reading": None},
+        {"cell": 2, "cls": "explained", "reading": "r1"},
+    ]
+    table = {"id": "t9", "name": "IX", "differing_name": "IX", "cells": cells, "differing": differing}
+    slopes = [{"table": "t9", "method": "sas", "ours": 0.56, "paper": 0.84}]
+    (paper / "comparison.json").write_text(
+        json.dumps({"tables": [table], "readings": [], "cpu_shape": {"slopes": slopes}})
+    )
+    ctx = FactContext(tmp_path, tmp_path / "results")
+
+    assert compute("csv(t.csv, ki, dataset=a, k=2)", ctx) == 0.25
+    with pytest.raises(FactError, match="2 rows match"):
+        compute("csv(t.csv, ki, dataset=a)", ctx)
+    # a setting's leading parts: "D = 5" is not a prefix of "D = 50" or "D = 500"
+    assert compute("report_cell(pp, IX, ours, method=sas, setting='N = 30, D = 5')", ctx) == 1.0
+    assert compute('report_cell(pp, IX, ours_ms, method=kfds, setting="N = 30")', ctx) == pytest.approx(7.0)
+    assert compute("report_cell_max(pp, IX, ours_ms, method=sas, setting=N = 30)", ctx) == pytest.approx(12.0)
+    assert compute("report_cell_min(pp, IX, paper, setting='N = 30, D = 50;N = 30, D = 500')", ctx) == 2.0
+    with pytest.raises(FactError, match="3 cells match"):
+        compute("report_cell(pp, IX, ours, method=sas)", ctx)
+    assert compute("report_differing(pp, IX, differing, method=sas)", ctx) == 2
+    assert compute("report_differing(pp, IX, explained, reading=r1)", ctx) == 1
+    assert compute("report_differing(pp, IX, differing, method=kfds)", ctx) == 0
+    assert compute("report_gap_min(pp, IX, method=sas)", ctx) == 2.0
+    assert compute("report_gap_max(pp, IX)", ctx) == 3.0
+    assert compute("report_slope(pp, t9, sas, ours)", ctx) == 0.56
+    with pytest.raises(FactError, match="no slope"):
+        compute("report_slope(pp, t9, kfds, ours)", ctx)
