@@ -35,10 +35,11 @@ from fsbench.papers.comparison import (
     ExperimentChoices,
     PaperComparison,
     TableComparison,
+    TableReading,
     TriedReading,
 )
 from fsbench.papers.cpu_shape import compare_cpu_shape
-from fsbench.papers.readings import Classified, ReadingsReport
+from fsbench.papers.readings import Classified, ReadingsReport, WholeTable
 from fsbench.papers.sources import experiments_of
 from fsbench.papers.values import (
     DEFAULT_REPEATS,
@@ -114,6 +115,13 @@ def _differing(cells: list[CellResult], classified: list[Classified]) -> list[Di
     ]
 
 
+def _whole(whole: list[WholeTable]) -> list[TableReading]:
+    return [
+        TableReading(w.reading.id, w.compared, w.agree, w.closes, w.loses, w.explains, w.reading.explains)
+        for w in whole
+    ]
+
+
 def _table(
     t: Mapping[str, Any],
     cells: list[CellResult],
@@ -122,6 +130,7 @@ def _table(
     footnotes: list[int],
     notes: list[str],
     ctx: _Ctx,
+    whole: list[WholeTable],
 ) -> TableComparison:
     """One table's comparison (its ``name`` and ``differing_name`` are set once all tables are known)."""
     exps = [str(e) for e in experiments_of(t.get("experiment"))]
@@ -153,6 +162,8 @@ def _table(
         counts=table_counts(cells),
         footnotes=footnotes,
         differing=_differing(cells, classified),
+        readings=_whole(whole),
+        explaining_reading=next((w.reading.id for w in whole if w.explains), None),
     )
 
 
@@ -261,7 +272,7 @@ def compare_values(
         if metric in (*VALUE_METRICS, "cpu_time"):
             cells = compare_in_context(t, ctx)
             # classifies the differing cells and marks the substitutions (the order numbers the markers)
-            classified, footnotes = readings.add_table(t, cells)
+            classified, footnotes, whole = readings.add_table(t, cells)
             if ctx.ran(t):
                 status = "compared"
             else:
@@ -269,13 +280,13 @@ def compare_values(
             notes: list[str] = []
         elif metric == "rank_share":
             cells, by_section = _compare_rank_table(t, ctx)
-            classified, footnotes = readings.add_table(t, cells, mark=False)
+            classified, footnotes, whole = readings.add_table(t, cells, mark=False)
             present = any(e in ctx.experiments for exps in (t.get("sections") or {}).values() for e in exps)
             status = "compared" if present else "not run (no experiment of the table's sections)"
             notes = list(by_section.values())
         else:
             continue
-        tables.append(_table(t, cells, status, classified, footnotes, notes, ctx))
+        tables.append(_table(t, cells, status, classified, footnotes, notes, ctx, whole))
     _name_tables(tables)
     # CPU-time tables by their shape (slopes, order), when the paper declares a rule: beside the cells
     shape = compare_cpu_shape(values, df)

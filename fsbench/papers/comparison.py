@@ -11,7 +11,9 @@ The tree:
 
 * :class:`PaperComparison` — per printed table a :class:`TableComparison` (every cell as a
   :class:`~fsbench.papers.cells.CellResult`: the paper's value, ours, the verdict; the table's counts;
-  its differing cells classified, :class:`DifferingCell`, with the reading that explains each if any);
+  its differing cells classified, :class:`DifferingCell`, with the reading that explains each if any;
+  its readings compared as whole tables, :class:`TableReading`, one of them the table's explaining
+  reading);
   the totals; every claim (:class:`ClaimResult`, with its checks and its verdicts under the readings,
   :class:`ClaimUnderReading`); the readings declared and run
   (:class:`ReadingRun`); the substitutions named (:class:`SubstitutionNote`); the figure readings
@@ -75,6 +77,25 @@ class DifferingCell:
 
 
 @dataclass
+class TableReading:
+    """A reading of a table compared as a whole table (rules: :mod:`fsbench.papers.readings.classify`).
+
+    ``compared`` cells have a number under the reading, ``agree`` of them agree; ``closes`` differing
+    cells of the default agree under it, ``loses`` agreeing cells of the default do not; ``explains``
+    marks the table's one explaining reading, the only one whose cells are counted as explained;
+    ``classifies`` is the reading's ``explains:`` declaration (false: listed, never chosen).
+    """
+
+    reading: str
+    compared: int
+    agree: int
+    closes: int
+    loses: int
+    explains: bool
+    classifies: bool = True
+
+
+@dataclass
 class TableComparison:
     """One printed table of the paper compared cell by cell.
 
@@ -87,6 +108,9 @@ class TableComparison:
     the table's legend states; ``paper_unit`` and ``columns`` lay out the paper's values of a table we
     have no results for; ``decimals`` is the table's ``decimals`` (the differing cells' numbers).
     ``footnotes`` are the substitution markers (:attr:`SubstitutionNote.mark`) first named under it.
+    ``readings`` are the table's readings compared as whole tables (:class:`TableReading`), in
+    declaration order; ``explaining_reading`` is the id of the one whose cells are counted as explained
+    (None: no reading of the table closes a differing cell as a whole table).
     """
 
     id: str
@@ -111,6 +135,8 @@ class TableComparison:
     counts: dict[str, int]
     footnotes: list[int] = field(default_factory=list)
     differing: list[DifferingCell] = field(default_factory=list)
+    readings: list[TableReading] = field(default_factory=list)
+    explaining_reading: str | None = None
 
 
 @dataclass

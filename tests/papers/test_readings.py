@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -116,7 +117,7 @@ def _compare(df: pd.DataFrame):
 def test_classification(df: pd.DataFrame) -> None:
     cells = compare_table(TABLE, df)
     assert [c.status for c in cells] == ["differ", "differ", "differ", "agree"]
-    classified, by_reading = classify_table(TABLE, cells, read_readings(READINGS), _compare(df))
+    classified, by_reading, whole = classify_table(TABLE, cells, read_readings(READINGS), _compare(df))
     got = {c.cell.method: c for c in classified}
     assert set(got) == {"a", "b", "c"}  # the agreeing cell d is not classified
     # a reading that closes the cell → explained, with the reading and its number
@@ -128,11 +129,22 @@ def test_classification(df: pd.DataFrame) -> None:
     # an explaining reading takes precedence; without one the annotation classifies the cell
     assert got["c"].cls == EXPLAINED
     readings_without_c = read_readings({"readings": [{**READINGS["readings"][0], "methods": {"a": "a"}}]})
-    classified, _ = classify_table(TABLE, cells, readings_without_c, _compare(df))
+    classified, _, _ = classify_table(TABLE, cells, readings_without_c, _compare(df))
     got = {c.cell.method: c for c in classified}
     assert got["c"].cls == INCONSISTENT and "never goes below" in got["c"].evidence
     assert got["b"].cls == UNEXPLAINED and got["b"].tried == []  # r1 no longer reads b
     assert "other" not in by_reading  # a reading of another table is not compared here
+    # r1 as a whole table: a and c agree, b differs, d has no number (r1 did not run it)
+    (w1, w2) = whole
+    assert (w1.reading.id, w1.compared, w1.agree, w1.closes, w1.loses, w1.explains) == (
+        "r1",
+        3,
+        2,
+        2,
+        1,
+        True,
+    )
+    assert (w2.reading.id, w2.agree, w2.explains) == ("r2", 1, False)  # explains: false is never chosen
 
 
 def test_readings_never_change_the_default(df: pd.DataFrame) -> None:
@@ -140,6 +152,114 @@ def test_readings_never_change_the_default(df: pd.DataFrame) -> None:
     cells = compare_table(TABLE, df)
     classify_table(TABLE, cells, read_readings(READINGS), _compare(df))
     assert [(c.status, c.ours) for c in cells] == before
+
+
+#: Four cells, all differing under the default; each reading closes some (rows below).
+MIXED = {
+    "id": "tableM",
+    "number": "M",
+    "experiment": "default_exp",
+    "metric": "error",
+    "cells": [
+        {"dataset": "toy", "kernel": "rbf", "S": 5, "method": m, "value": 10.0, "std": 1.0} for m in "abcd"
+    ],
+}
+
+
+def _mixed_rows(closing: dict[str, str]) -> pd.DataFrame:
+    """Default rows (20 %: every cell differs) and, per reading experiment, 10 % (agrees) for the methods
+    it closes and 30 % (differs) for the others."""
+    parts = [_rows("default_exp", m, 0.20) for m in "abcd"]
+    for exp, closed in closing.items():
+        parts += [_rows(exp, m, 0.10 if m in closed else 0.30) for m in "abcd"]
+    return pd.concat(parts, ignore_index=True)
+
+
+def _mixed_readings(*exps: str) -> list:
+    return read_readings(
+        {"readings": [{"id": e, "table": "tableM", "experiment": e, "label": e, "changes": e} for e in exps]}
+    )
+
+
+def test_explained_cells_never_mix_two_readings() -> None:
+    # r_ab closes a and b, r_cd closes c and d, r_abc closes a, b, c: cell by cell, r_ab and r_cd together
+    # would explain all four; as whole tables the best one reading is r_abc (3 agreeing cells), so exactly
+    # a, b and c are explained, by r_abc alone, and d stays unexplained although r_cd closes it
+    df = _mixed_rows({"r_ab": "ab", "r_cd": "cd", "r_abc": "abc"})
+    cells = compare_table(MIXED, df)
+    assert [c.status for c in cells] == ["differ"] * 4
+    classified, _, whole = classify_table(
+        MIXED, cells, _mixed_readings("r_ab", "r_cd", "r_abc"), _compare(df)
+    )
+    got = {c.cell.method: c for c in classified}
+    assert {m for m, c in got.items() if c.cls == EXPLAINED} == {"a", "b", "c"}
+    assert {c.reading.id for c in classified if c.cls == EXPLAINED} == {"r_abc"}
+    assert got["d"].cls == UNEXPLAINED
+    assert [(r.id, rc.status) for r, rc in got["d"].tried] == [
+        ("r_ab", "differ"),
+        ("r_cd", "agree"),
+        ("r_abc", "differ"),
+    ]
+    assert [(w.reading.id, w.agree, w.explains) for w in whole] == [
+        ("r_ab", 2, False),
+        ("r_cd", 2, False),
+        ("r_abc", 3, True),
+    ]
+    # a tie goes to the first declared: r_cd before r_ab explains c and d, and only them
+    classified, _, whole = classify_table(MIXED, cells, _mixed_readings("r_cd", "r_ab"), _compare(df))
+    assert {c.cell.method: c.reading.id for c in classified if c.cls == EXPLAINED} == {
+        "c": "r_cd",
+        "d": "r_cd",
+    }
+    assert [w.explains for w in whole] == [True, False]
+
+
+def test_the_explaining_reading_is_the_best_whole_table() -> None:
+    # two more cells, e and f, agree under the default. r_many closes three differing cells (a, b, c) but
+    # loses e and f; r_two closes two (a, b) and keeps them: as whole tables r_two has more agreeing cells
+    # (4 against 3), so it is the explaining reading although r_many closes more of the default's cells
+    extra = [{**MIXED["cells"][0], "method": m, "value": 20.0} for m in "ef"]
+    table = {**MIXED, "cells": [*MIXED["cells"], *extra]}
+    df = pd.concat(
+        [
+            _mixed_rows({"r_many": "abc", "r_two": "ab"}),
+            *(_rows("default_exp", m, 0.20) for m in "ef"),  # agree under the default
+            *(_rows("r_many", m, 0.40) for m in "ef"),  # r_many loses them
+            *(_rows("r_two", m, 0.20) for m in "ef"),  # r_two keeps them
+        ],
+        ignore_index=True,
+    )
+    cells = compare_table(table, df)
+    assert [c.status for c in cells] == ["differ"] * 4 + ["agree"] * 2
+    classified, _, whole = classify_table(table, cells, _mixed_readings("r_many", "r_two"), _compare(df))
+    assert [(w.reading.id, w.agree, w.closes, w.loses, w.explains) for w in whole] == [
+        ("r_many", 3, 3, 2, False),
+        ("r_two", 4, 2, 0, True),
+    ]
+    assert {c.cell.method for c in classified if c.cls == EXPLAINED} == {"a", "b"}
+
+
+def test_a_reading_that_closes_nothing_explains_nothing() -> None:
+    df = _mixed_rows({"r_none": ""})
+    cells = compare_table(MIXED, df)
+    classified, _, whole = classify_table(MIXED, cells, _mixed_readings("r_none"), _compare(df))
+    assert all(c.cls == UNEXPLAINED for c in classified) and not any(w.explains for w in whole)
+
+
+@pytest.mark.parametrize("paper", ["ramona2012", "kife2011", "takes2011", "paul2015", "ring2015"])
+def test_committed_explained_counts_come_from_one_whole_table_reading(paper: str) -> None:
+    data = json.loads((ROOT / "results" / paper / "comparison.json").read_text(encoding="utf-8"))
+    for t in data["tables"]:
+        used = {d["reading"] for d in t["differing"] if d["cls"] == EXPLAINED}
+        assert len(used) <= 1, f"{paper} {t['id']}: explained cells from {sorted(used)}"
+        assert used <= {t["explaining_reading"]}, (paper, t["id"])
+        chosen = [r for r in t["readings"] if r["explains"]]
+        assert [r["reading"] for r in chosen] == (
+            [t["explaining_reading"]] if t["explaining_reading"] else []
+        )
+        if chosen:  # the most agreeing cells as a whole table among the readings that may classify
+            assert chosen[0]["agree"] == max(r["agree"] for r in t["readings"] if r["classifies"])
+            assert chosen[0]["closes"] == len(used and [d for d in t["differing"] if d["cls"] == EXPLAINED])
 
 
 def test_counts_line() -> None:
@@ -318,7 +438,7 @@ def test_readings_of_takes_and_kife_through_the_engine(paper: str) -> None:
     assert sum(map(int, n.groups()[1:])) == int(n.group(1))
     assert "## Alternative readings and the differing cells" in body and "### Readings" in body
     # the per-table counts name every row once (KIFE prints accuracy and time both as "Table II")
-    names = re.findall(r"^\| (.+?) \| \d+ \| \d+ \| \d+ \| \d+ \|$", summary, flags=re.M)
+    names = re.findall(r"^\| (.+?) \| \d+ \| \d+ \| \d+ \| \d+ \| (?:`[\w-]+`|–) \|$", summary, flags=re.M)
     assert names and len(names) == len(set(names)), names
 
 

@@ -1,8 +1,9 @@
 """The readings part of a paper's report in Markdown, rendered from the comparison object.
 
-The summary's line and table of differing cells per class, and the section "Alternative readings and
-the differing cells" (the readings declared, the substitutions named, the differing cells of each table,
-the figure readings), all from a :class:`~fsbench.papers.comparison.PaperComparison` (rules:
+The summary's line and table of differing cells per class (with each table's explaining reading), and
+the section "Alternative readings and the differing cells" (the readings declared, the substitutions
+named, the differing cells of each table with its readings compared as whole tables, the figure
+readings), all from a :class:`~fsbench.papers.comparison.PaperComparison` (rules:
 :mod:`fsbench.papers.readings`; computed by :class:`~fsbench.papers.readings.report.ReadingsReport`).
 """
 
@@ -57,13 +58,18 @@ def summary_lines(cmp: PaperComparison) -> list[str]:
             t.differing_name,
             str(len(t.differing)),
             *(str(sum(d.cls == c for d in t.differing)) for c in CLASSES),
+            f"`{t.explaining_reading}`" if t.explaining_reading else "–",
         ]
         for t in cmp.tables
         if t.differing
     ]
-    lines = [f"- **{counts_line(cmp.differing_counts)}** (section “Alternative readings” below)"]
+    lines = [
+        f"- **{counts_line(cmp.differing_counts)}** Each table's explained cells come from its one "
+        "explaining reading, the whole-table reading under which the most of its cells agree (section "
+        "“Alternative readings” below)."
+    ]
     if rows:
-        lines += ["", *md_table(["table", "differing", *CLASSES], rows).splitlines()]
+        lines += ["", *md_table(["table", "differing", *CLASSES, "explaining reading"], rows).splitlines()]
     return lines
 
 
@@ -84,12 +90,17 @@ def section(cmp: PaperComparison) -> list[str]:
         "",
         counts_line(cmp.differing_counts),
         "",
-        "Each differing cell of the default (counted cells only) is **explained** when a reading "
-        "listed below, run with the full protocol, agrees with the paper on the same (dataset, method, "
-        "S) under the same agreement rule as the default; **paper inconsistent** when "
-        "`paper_values.yaml` quotes evidence from the paper's own numbers or text against the cell; "
-        "otherwise **unexplained**. Readings never replace the default: the cell counts above are the "
-        "default's.",
+        "**One reading per table.** Every reading of a table, run with the full protocol, is first "
+        "compared as a whole table under the same agreement rule as the default: each cell takes the "
+        "reading's number where the reading applies to it (none where the reading has no result for "
+        "it) and keeps the default's where the reading leaves it alone. The reading under which the most "
+        "cells of the whole table agree (the first declared on a tie; only readings that may classify "
+        "cells) is the table's **explaining reading**. A differing cell of the default (counted cells "
+        "only) is **explained** when it agrees with the paper under that reading; **paper "
+        "inconsistent** when `paper_values.yaml` quotes evidence from the paper's own numbers or text "
+        "against the cell; otherwise **unexplained**. A cell that only another reading closes is not "
+        "explained (its number is shown as tried): no count of explained cells mixes two readings. "
+        "Readings never replace the default: the cell counts above are the default's.",
         "",
     ]
     if cmp.no_table_cells and not any(t.differing for t in cmp.tables):
@@ -98,9 +109,10 @@ def section(cmp: PaperComparison) -> list[str]:
     lines += readings_lines(cmp.readings)
     lines += substitution_lines(cmp.substitutions)
     labels = {r.id: r.label for r in cmp.readings}
+    classifies = {r.id: r.explains for r in cmp.readings}
     for t in cmp.tables:
         if t.differing:
-            lines += _table_block(t, labels)
+            lines += _table_block(t, labels, classifies)
     lines += figure_readings_lines(cmp.figure_readings)
     return lines
 
@@ -166,7 +178,48 @@ def _paper_cpu(c: CellResult) -> str:
     return shown
 
 
-def _table_block(t: TableComparison, labels: dict[str, str]) -> list[str]:
+def whole_table_lines(t: TableComparison, labels: dict[str, str]) -> list[str]:
+    """The table's readings compared as whole tables: one row per reading, the default first ([] if the
+    table has no reading)."""
+    if not t.readings:
+        return []
+    counted = [c for c in t.cells if c.counted]
+    agree = sum(c.status == "agree" for c in counted)
+    rows = [["default", str(len(counted)), str(agree), "–", "–", ""]]
+    for r in t.readings:
+        role = (
+            "**explaining reading**"
+            if r.explains
+            else ("sensitivity" if r.classifies else "sensitivity (declared not to classify)")
+        )
+        rows.append(
+            [
+                f"`{r.reading}` {labels.get(r.reading, '')}",
+                str(r.compared),
+                str(r.agree),
+                str(r.closes),
+                str(r.loses),
+                role,
+            ]
+        )
+    head = [
+        "whole table under",
+        "cells with a number",
+        "agree",
+        "differing cells it closes",
+        "agreeing cells it loses",
+        "role",
+    ]
+    return [
+        "Its readings as whole tables (every cell under one reading; the reading's numbers where it "
+        "applies, the default's elsewhere):",
+        "",
+        *md_table(head, rows, True).rstrip().splitlines(),
+        "",
+    ]
+
+
+def _table_block(t: TableComparison, labels: dict[str, str], classifies: dict[str, bool]) -> list[str]:
     counts = {c: sum(d.cls == c for d in t.differing) for c in CLASSES}
     # the name the summary's table of differing cells gives it (number, part, id where two share one)
     name = t.differing_name or (t.number if t.number is not None else t.id)
@@ -185,7 +238,15 @@ def _table_block(t: TableComparison, labels: dict[str, str]) -> list[str]:
             ev = (
                 "; ".join(
                     f"{labels[tr.reading]}: {fmt_ours(tr.cell, nd)} "
-                    + ("✓ (does not classify)" if tr.cell.status == "agree" else "✗")
+                    + (
+                        (
+                            "✓ (not the table's explaining reading)"
+                            if classifies.get(tr.reading)
+                            else "✓ (does not classify)"
+                        )
+                        if tr.cell.status == "agree"
+                        else "✗"
+                    )
                     for tr in d.tried
                 )
                 or "no reading of this cell"
@@ -205,6 +266,7 @@ def _table_block(t: TableComparison, labels: dict[str, str]) -> list[str]:
         "",
         *md_table(["setting", "method", *sides, "class", "evidence"], rows, True).rstrip().splitlines(),
         "",
+        *whole_table_lines(t, labels),
     ]
 
 

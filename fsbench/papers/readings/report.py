@@ -1,6 +1,7 @@
 """The readings part of one paper's comparison: the readings listed, the differing cells classified per
-table, the substitutions named, the figure readings (rules in :mod:`fsbench.papers.readings`); computed
-here for :func:`fsbench.papers.compare.compare_paper`, rendered by :mod:`fsbench.papers.readings.markdown`."""
+table under its one explaining reading, the substitutions named, the figure readings (rules in
+:mod:`fsbench.papers.readings`); computed here for :func:`fsbench.papers.compare.compare_paper`, rendered
+by :mod:`fsbench.papers.readings.markdown`."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from fsbench.papers.readings.classify import (
     ByReading,
     Classified,
     Compare,
+    WholeTable,
     class_counts,
     classify_table,
 )
@@ -81,15 +83,17 @@ class ReadingsReport:
 
     def add_table(
         self, table: Mapping[str, Any], cells: list[CellResult], mark: bool = True
-    ) -> tuple[list[Classified], list[int]]:
-        """Classify the differing cells of a compared table and mark its substituted cells.
+    ) -> tuple[list[Classified], list[int], list[WholeTable]]:
+        """Classify the differing cells of a compared table under its one explaining reading and mark its
+        substituted cells.
 
-        Call it after the default's counts are taken; returns the differing cells classified and the
-        markers of the substitutions its cells use (the footnotes under it; empty if none or ``mark`` false).
+        Call it after the default's counts are taken; returns the differing cells classified, the
+        markers of the substitutions its cells use (the footnotes under it; empty if none or ``mark``
+        false) and the table's readings compared as whole tables (the explaining one marked).
         """
-        classified, by_reading = classify_table(table, cells, self.readings, self.compare)
+        classified, by_reading, whole = classify_table(table, cells, self.readings, self.compare)
         self.tables.append((table, classified, by_reading))
-        return classified, (self.marks.mark_cells(table, cells) if mark else [])
+        return classified, (self.marks.mark_cells(table, cells) if mark else []), whole
 
     def totals(self) -> dict[str, int]:
         """Number of differing cells per class over every table added."""
