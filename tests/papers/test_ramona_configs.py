@@ -193,6 +193,36 @@ def test_multiclass_tables(exps):
     assert [s.name for s in t3.selectors] == ["fspp", "arom", "sas", "scss"]
 
 
+#: §V-B4, the Table II protocol as printed: "Over 30 iterations, a subset of 100 samples per class is used
+#: for selection and SVM training, and the rest for testing. A pairwise scheme is used for classification
+#: (45 SVMs trained), combined with the pairwise coupling algorithm [41]". Under "4) Multiclass Selection"
+#: and "the previous protocol" (§V-B: one ranking, "the S best ranked among the D features").
+TABLE_II_TEXT = {"test": "rest", "selection": "global", "n_train": (1000,), "stratify": "balanced"}
+
+
+def test_table_II_default_is_the_texts_reading(exps):
+    """Issue 37, item 1: the experiment paper_values.yaml names for Table II tests on "the rest" with one
+    multiclass selection and pairwise-coupled SVMs; Table I's official test set and the per-pair selection
+    are readings of that table, not its default."""
+    values = read_config(VALUES)
+    (table2,) = [t for t in values["tables"] if t["id"] == "table2"]
+    (e,) = exps[table2["experiment"]].datasets
+    p = e.protocol
+    got = {"test": p.test, "selection": p.selection, "n_train": p.n_train, "stratify": p.stratify}
+    assert got == TABLE_II_TEXT
+    assert e.label == "usps" and p.classifier == "svm_coupling" and p.repeats == 30
+    assert p.n_features == (200, 150, 100, 50, 30, 10, 5)
+    readings = {r["id"]: r for r in values["readings"] if r.get("table") == "table2"}
+    official, per_pair = readings["tab2_official_test"], readings["tab2_per_pair_test_rest"]
+    assert exps[official["experiment"]].datasets[0].protocol.test == "official"  # Table I's 2007 digits
+    q = exps[per_pair["experiment"]].datasets[0].protocol
+    assert (q.selection, q.test) == ("per_pair", "rest")  # the one point it changes
+    # Table VII ranks Table II's default, not a reading of it
+    (table7,) = [t for t in values["tables"] if t["id"] == "table7"]
+    tab2_experiments = {table2["experiment"], *(r.get("experiment") for r in readings.values())}
+    assert set(table7["sections"]["V-B"]) & tab2_experiments == {table2["experiment"]}
+
+
 def test_table_IV_neumann(exps):
     exp = exps["tab4_neumann"]
     dims = {  # Neumann's printed average numbers of selected features
