@@ -228,7 +228,8 @@ def test_committed_report_is_rendered_from_committed_comparison(paper):
     for t in cmp.tables:
         if t.differing:
             classes = [str(sum(d.cls == c for d in t.differing)) for c in readings.CLASSES]
-            assert rows[t.differing_name][1:] == [str(len(t.differing)), *classes]
+            explaining = f"`{t.explaining_reading}`" if t.explaining_reading else "–"
+            assert rows[t.differing_name][1:] == [str(len(t.differing)), *classes, explaining]
 
 
 def _md_rows(text: str, header: str) -> list[list[str]]:
