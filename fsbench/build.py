@@ -24,8 +24,9 @@ the code:
 
 :func:`build` deletes every derived file of a paper folder and writes them again, so a file that no step
 writes any more cannot stay behind. The build reads only the inputs (it never runs a task) and is
-deterministic: figures carry no date or software version (:data:`fsbench.results.tables.FIGURE_METADATA`,
-enforced here for every figure whatever module draws it), so a rebuild gives the same bytes.
+deterministic: figures carry no date or software version (:data:`fsbench.results.tables.FIGURE_METADATA`:
+every module that saves a figure passes it, which ``tests/results/test_figure_metadata.py`` checks in the
+source), so a rebuild gives the same bytes.
 
 :func:`check_build` rebuilds a copy of the inputs in a temporary directory and compares it with the files in
 place: text files byte for byte; figures byte for byte, or, for a PNG whose bytes differ, by its decoded
@@ -40,17 +41,14 @@ has the same pixels is taken as the same drawing.
 
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from matplotlib.figure import Figure
 from matplotlib.image import imread
 
 from fsbench.diagnostics.registry import render_result_dir
@@ -62,7 +60,6 @@ from fsbench.report import write_report
 from fsbench.results.loading import find_result_dirs, is_diagnostic
 from fsbench.results.run_state import read_run_json
 from fsbench.results.table_files import TABLE_FILE_NAMES
-from fsbench.results.tables import figure_metadata
 from fsbench.run.engine import unfinished_runs
 
 #: Files a run writes into its result directory: read by the build, never written.
@@ -213,25 +210,6 @@ def find_papers(results_root: Path, configs_root: Path, only: list[str] | None =
 
 
 # ------------------------------------------------------------------------------------------ one build
-@contextmanager
-def fixed_figure_metadata() -> Iterator[None]:
-    """While active, every ``Figure.savefig`` without explicit metadata writes
-    :func:`fsbench.results.tables.figure_metadata` (no date, no version): the build's figures have the
-    same bytes on every rebuild, whichever module draws them."""
-    original = Figure.savefig
-
-    def savefig(self, fname, *args, **kwargs):
-        if "metadata" not in kwargs and isinstance(fname, (str, os.PathLike)):
-            kwargs["metadata"] = figure_metadata(Path(fname), kwargs.get("format"))
-        return original(self, fname, *args, **kwargs)
-
-    Figure.savefig = savefig
-    try:
-        yield
-    finally:
-        Figure.savefig = original
-
-
 def write_paper_report(paper: Paper) -> Path:
     """The one report entry point for a paper folder (``REPORT.md``; compared with the paper when its
     configs folder has ``paper_values.yaml``; otherwise with the folder's notes and hooks, if any)."""
@@ -244,15 +222,13 @@ def write_paper_report(paper: Paper) -> Path:
 def build_result_dir(result_dir: Path, configs: Path) -> list[Path]:
     """Write the derived files of one result directory: its figures and CPU-time tables, or a
     diagnostic's rendering (stability and ground truth come with the report)."""
-    with fixed_figure_metadata():
-        if is_diagnostic(result_dir):
-            return render_result_dir(result_dir, configs)
-        return plot_results([result_dir])
+    if is_diagnostic(result_dir):
+        return render_result_dir(result_dir, configs)
+    return plot_results([result_dir])
 
 
 def _build_report(paper: Paper) -> Path:
-    with fixed_figure_metadata():
-        return write_paper_report(paper)
+    return write_paper_report(paper)
 
 
 def _build_paper(paper: Paper, dirs: list[Path]) -> Path:

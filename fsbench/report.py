@@ -19,27 +19,26 @@ One writer serves every paper: nothing here names a paper.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
 from fsbench.papers.cells import method_frame
 from fsbench.papers.compare import compare_paper
-from fsbench.papers.comparison import write_comparison
+from fsbench.papers.comparison import PaperComparison, write_comparison
 from fsbench.papers.folder import PaperFolder, ReportContext, report_layout
-from fsbench.papers.page import analysis_section, runs_table
+from fsbench.papers.page import runs_table
 from fsbench.papers.render import render_comparison
 from fsbench.papers.values import PAPER_VALUES
 from fsbench.plots import plot_results
-from fsbench.results.loading import (
-    find_result_dirs,
-    is_diagnostic,
-    load_rows,
-    no_results_message,
-    partial_runs,
-    read_results,
-    read_run,
+from fsbench.results.experiment_tables import (
+    ExperimentTables,
+    analysis_markdown,
+    experiment_tables,
+    save_experiment_tables,
 )
+from fsbench.results.loading import Results, read_results, read_run
 from fsbench.results.schema import BASELINE
 from fsbench.results.tables import md_table
 from fsbench.results.ties import at_resolution
@@ -57,11 +56,18 @@ def _pct(x: float) -> str:
     return "–" if x != x else f"{100 * x:.1f}"
 
 
-def experiment_section(d: Path, root: Path) -> tuple[str, pd.DataFrame]:
+def experiment_section(
+    d: Path, root: Path, df: pd.DataFrame | None = None, run: dict | None = None
+) -> tuple[str, pd.DataFrame]:
     """Markdown for one experiment directory (paths shown relative to ``root``); also returns its results
-    table."""
-    df = read_results(d)
-    run = read_run(d)
+    table.
+
+    ``df`` and ``run`` are the directory's ``results.csv`` and ``run.json`` where the caller has read them
+    (:class:`~fsbench.results.loading.Results`), else they are read here. The figures shown are those in
+    ``d/plots`` (drawn by :func:`produce` before the page is rendered); nothing is written.
+    """
+    df = read_results(d) if df is None else df
+    run = read_run(d) if run is None else run
     exp = str(df["experiment"].iloc[0]) if len(df) else d.name
     cfg = run.get("effective_config", {})
     lines = [f"## {exp}", ""]
@@ -77,10 +83,7 @@ def experiment_section(d: Path, root: Path) -> tuple[str, pd.DataFrame]:
         f"`{str(run.get('config_hash', '?'))[:12]}`",
         "",
     ]
-    plots = d / "plots"
-    if not plots.exists() or not any(plots.glob("*.png")):
-        plot_results([d])
-    for png in sorted(plots.glob("*.png")):
+    for png in sorted((d / "plots").glob("*.png")):
         rel = png.relative_to(root) if png.is_relative_to(root) else png
         lines += [f"![{png.stem}]({rel.as_posix()})", ""]
     if n_failed:
@@ -314,12 +317,12 @@ def _ranks_lines(frames: list[pd.DataFrame]) -> list[str]:
     ]
 
 
-def partial_lines(results_dir: Path, root: Path) -> list[str]:
-    """A warning line per run under ``results_dir`` that has not finished all its tasks (``fsbench report
-    --allow-incomplete``): its tables hold only the saved tasks. Empty for finished runs, so their reports
-    are unchanged."""
+def partial_lines(results: Results, root: Path) -> list[str]:
+    """A warning line per run under the results' root that has not finished all its tasks (``fsbench
+    report --allow-incomplete``): its tables hold only the saved tasks. Empty for finished runs, so their
+    reports are unchanged."""
     lines = []
-    for path, state in partial_runs(results_dir):
+    for path, state in results.partial:
         try:
             where = _shown(path, root)
         except ValueError:
@@ -331,6 +334,102 @@ def partial_lines(results_dir: Path, root: Path) -> list[str]:
     return [*lines, ""] if lines else []
 
 
+@dataclass
+class ReportInputs:
+    """What :func:`produce` computed for a report, for :func:`render_report` to lay out.
+
+    Attributes
+    ----------
+    experiments : list of (Path, str, DataFrame)
+        Each experiment directory, its section's Markdown and its rows.
+    comparison : PaperComparison or None
+        The comparison with the paper (None: the page has none).
+    tables : list of ExperimentTables
+        The stability and ground-truth tables of every result directory.
+    """
+
+    experiments: list[tuple[Path, str, pd.DataFrame]] = field(default_factory=list)
+    comparison: PaperComparison | None = None
+    tables: list[ExperimentTables] = field(default_factory=list)
+
+
+def produce(results: Results, paper: PaperFolder | None, layout: list[str], root: Path) -> ReportInputs:
+    """Compute what the report shows and write the files it links, before anything is rendered.
+
+    Written: the figures of an experiment that has none yet (``plots/``, :func:`fsbench.plots.plot_results`;
+    ``fsbench build`` draws them all beforehand), ``comparison.json`` beside the report (the object the docs'
+    status block and the prose facts read) and each directory's stability and ground-truth tables
+    (:func:`fsbench.results.experiment_tables.save_experiment_tables`). Only the parts the layout shows.
+    """
+    out = ReportInputs()
+    if "experiments" in layout or "ranks" in layout:
+        for d in results.experiment_dirs:
+            if "experiments" in layout and not any((d / "plots").glob("*.png")):
+                plot_results([d])
+            text, df = experiment_section(d, root, results.results(d), results.run(d))
+            out.experiments.append((d, text, df))
+    if paper is not None and paper.compared and ("summary" in layout or "comparison" in layout):
+        # diagnostics' tables too: a paper table may be reproduced by a diagnostic (their own columns)
+        out.comparison = compare_paper(paper.name, results.rows(), values_path=paper.path / PAPER_VALUES)
+        write_comparison(out.comparison, root)
+    if "analysis" in layout:
+        out.tables = experiment_tables(results.sets)
+        save_experiment_tables(out.tables)
+    return out
+
+
+def render_report(
+    results: Results,
+    paper: PaperFolder | None,
+    title: str,
+    layout: list[str],
+    root: Path,
+    inputs: ReportInputs,
+) -> str:
+    """The report's Markdown, laid out by ``layout`` from what :func:`produce` computed.
+
+    Nothing is written here, except by a paper's ``hooks`` section, which may still write its own summaries
+    and figures (:mod:`fsbench.papers.folder`).
+    """
+    summary_lines: list[str] = []
+    paper_text = ""
+    if inputs.comparison is not None:
+        summary_lines, paper_text = render_comparison(inputs.comparison)
+
+    def section(name: str) -> list[str]:
+        if name == "summary":
+            return summary_lines
+        if name == "comparison":
+            return [paper_text] if paper is not None and paper.compared else []
+        if name == "notes":  # the hand-written discussion (likeliest reasons for differences)
+            notes = paper.notes if paper is not None else None
+            return [notes.rstrip(), ""] if notes else []
+        if name == "runs":
+            return ["## Runs", "", runs_table(results), ""]
+        if name == "ranks":
+            return _ranks_lines([df for _, _, df in inputs.experiments])
+        if name == "experiments":
+            return [text for _, text, _ in inputs.experiments]
+        if name == "hooks":
+            hook = getattr(paper.hooks, "sections", None) if paper is not None else None
+            if hook is None:
+                return []
+            ctx = ReportContext(results.root, paper.path, root, paper.values, results)
+            return [str(line) for line in hook(ctx)]
+        return analysis_markdown(inputs.tables, root)  # "analysis": stability and ground truth
+
+    lines = [f"# {title.replace('{results}', results.root.name)}", ""]
+    lines += partial_lines(results, root)
+    for name in layout:
+        lines += section(name)
+    # whatever the layout: the failed tasks, whose splits every comparison above leaves out (none: none)
+    read = {d: df for d, _, df in inputs.experiments}
+    lines += failed_lines(
+        [(_shown(d, root), read[d] if d in read else results.results(d)) for d in results.dirs]
+    )
+    return "\n".join(lines) + "\n"
+
+
 def write_report(
     results_dir: Path, paper_dir: Path | str | PaperFolder | None = None, out: Path | None = None
 ) -> Path:
@@ -339,7 +438,8 @@ def write_report(
     The one report writer of every paper: the page is laid out by the paper folder's ``report`` mapping
     (title and order of the sections, :mod:`fsbench.papers.folder`), the comparison comes from its
     ``paper_values.yaml``, the discussion from its ``notes.md``, and a section data cannot express from
-    its ``hooks.py``.
+    its ``hooks.py``. The directory is read once (:class:`~fsbench.results.loading.Results`); :func:`produce`
+    computes and writes what the page links, :func:`render_report` lays the page out.
 
     Parameters
     ----------
@@ -367,59 +467,10 @@ def write_report(
     else:
         paper = PaperFolder.open(paper_dir)
     title, layout = report_layout(paper)
-    if not find_result_dirs([results_dir]):
-        raise FileNotFoundError(no_results_message([results_dir]))
+    results = Results(results_dir)
     out = Path(out) if out is not None else results_dir / "REPORT.md"
     out.parent.mkdir(parents=True, exist_ok=True)
     root = out.parent
-
-    # experiments' tables (a diagnostic has its own columns)
-    dirs = [d for d in find_result_dirs([results_dir]) if not is_diagnostic(d)]
-    experiments: list[tuple[str, pd.DataFrame]] = []
-    if "experiments" in layout or "ranks" in layout:
-        experiments = [experiment_section(d, root) for d in dirs]
-    summary_lines: list[str] = []
-    paper_text = ""
-    if paper is not None and paper.compared and ("summary" in layout or "comparison" in layout):
-        # diagnostics' tables too: a paper table may be reproduced by a diagnostic (their own columns)
-        cmp = compare_paper(paper.name, load_rows([results_dir]), values_path=paper.path / PAPER_VALUES)
-        # the object, beside the report: what the docs' status block and the prose facts read
-        write_comparison(cmp, root)
-        summary_lines, paper_text = render_comparison(cmp)
-
-    def section(name: str) -> list[str]:
-        if name == "summary":
-            return summary_lines
-        if name == "comparison":
-            return [paper_text] if paper is not None and paper.compared else []
-        if name == "notes":  # the hand-written discussion (likeliest reasons for differences)
-            notes = paper.notes if paper is not None else None
-            return [notes.rstrip(), ""] if notes else []
-        if name == "runs":
-            return ["## Runs", "", runs_table(results_dir), ""]
-        if name == "ranks":
-            return _ranks_lines([df for _, df in experiments])
-        if name == "experiments":
-            return [text for text, _ in experiments]
-        if name == "hooks":
-            hook = getattr(paper.hooks, "sections", None) if paper is not None else None
-            if hook is None:
-                return []
-            ctx = ReportContext(results_dir, paper.path, root, paper.values)
-            return [str(line) for line in hook(ctx)]
-        return analysis_section(results_dir, root)  # "analysis": stability and ground truth
-
-    lines = [f"# {title.replace('{results}', results_dir.name)}", ""]
-    lines += partial_lines(results_dir, root)
-    for name in layout:
-        lines += section(name)
-    # whatever the layout: the failed tasks, whose splits every comparison above leaves out (none: none)
-    read = {d: df for d, (_, df) in zip(dirs, experiments)}
-    lines += failed_lines(
-        [
-            (_shown(d, root), read[d] if d in read else read_results(d))
-            for d in find_result_dirs([results_dir])
-        ]
-    )
-    out.write_text("\n".join(lines) + "\n")
+    inputs = produce(results, paper, layout, root)
+    out.write_text(render_report(results, paper, title, layout, root, inputs))
     return out

@@ -44,7 +44,7 @@ from fsbench.results.fractions import (
 )
 from fsbench.results.ground_truth import ground_truth_tables, write_recovery_tables
 from fsbench.results.helps import relative_error, vs_all_per_dataset, wins_ties_losses
-from fsbench.results.loading import ResultSet, load_result_sets
+from fsbench.results.loading import ResultSet
 from fsbench.results.pairing import fraction_rows
 from fsbench.results.pooling import pool_result_sets
 from fsbench.results.posthoc import control_comparisons, not_worse_sets, order_agreement, rank_bootstrap
@@ -1086,7 +1086,7 @@ def sections(ctx: ReportContext) -> list[str]:
     The result directories are grouped by track (their run's config name); each track's statistics pool
     only its own directories. A folder holding only the benchmark's first run gives its page as before.
     """
-    parts = [s for s in load_result_sets([ctx.results_dir]) if "diagnostic" not in s.results.columns]
+    parts = [s for s in ctx.results.sets if "diagnostic" not in s.results.columns]
     if not parts:
         return ["The benchmark has not been run yet (no results.csv).", ""]
     out = ctx.results_dir / OUT

@@ -9,14 +9,13 @@ iteration count beside the paper's numbers (``tab2_<card>`` runs), and the 2-D p
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from fsbench.diagnostics.registry import render_result_dir
 from fsbench.papers.folder import ReportContext
-from fsbench.results.loading import read_results
+from fsbench.results.loading import Results
 from fsbench.results.paper_values import mean_std, paper_cells
 from fsbench.results.table_files import has_table
 from fsbench.results.tables import md_table
@@ -29,7 +28,7 @@ METHODS = {
 }
 
 
-def _kife_rows(results: Path, pv: dict[str, Any]) -> str:
+def _kife_rows(results: Results, pv: dict[str, Any]) -> str:
     """Every run of Table II (both readings of the iteration count, KNNC) beside the paper's numbers."""
     acc_p = paper_cells(pv, "table2_accuracy")
     time_p = paper_cells(pv, "table2_time")
@@ -37,8 +36,8 @@ def _kife_rows(results: Path, pv: dict[str, Any]) -> str:
     rows = []
     for spec in t1:
         card, D = spec["card"], int(spec["D"])
-        d = results / f"tab2_{card}" if card else None
-        df = read_results(d) if d is not None and has_table(d) else None
+        d = results.root / f"tab2_{card}" if card else None
+        df = results.results(d) if d is not None and has_table(d) else None
         for method, labels in METHODS.items():
             pa = acc_p[(acc_p["dataset"] == (card or spec["printed"])) & (acc_p["method"] == method)]
             pt = time_p[(time_p["dataset"] == (card or spec["printed"])) & (time_p["method"] == method)]
@@ -108,7 +107,7 @@ def sections(ctx: ReportContext) -> list[str]:
         "in brackets. CPU = `time.process_time` of the fit (one BLAS thread), wall = wall clock on a shared "
         "2-core machine. The paper's times come from an unstated machine (MATLAB).",
         "",
-        _kife_rows(results, ctx.values),
+        _kife_rows(ctx.results, ctx.values),
         "",
     ]
     pdir = results / "fig2_projection"

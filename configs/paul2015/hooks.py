@@ -22,7 +22,7 @@ import pandas as pd
 
 from fsbench.papers.figures import plot_vs_k
 from fsbench.papers.folder import ReportContext
-from fsbench.results.loading import load_result_sets, read_results, read_run
+from fsbench.results.loading import Results, ResultSet
 from fsbench.results.stability import stability_table
 from fsbench.results.tables import md_table
 
@@ -30,13 +30,18 @@ from fsbench.results.tables import md_table
 RUN = "clinical_bcr"
 
 
-def collect(run_dir: Path) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+def _run_set(results: Results, run_dir: Path) -> list[ResultSet]:
+    """The experiment's directory as a result set (empty if it is not among the results)."""
+    return [s for s in results.sets if s.path == run_dir.resolve()]
+
+
+def collect(results: Results, run_dir: Path) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """(BCR rows, fits: one row per task, splits: one row per dataset × resample)."""
-    res = read_results(run_dir)
+    res = results.results(run_dir)
     res = res[res["status"] == "ok"].copy()
     res["bcr"] = 1.0 - res["balanced_error"]
     res["k"] = res["n_features"]
-    sets = load_result_sets([run_dir])
+    sets = _run_set(results, run_dir)
     D = sets[0].n_features if sets else {}  # from the length of the rankings' order
     fits = res.drop_duplicates("task_id")[["task_id", "dataset", "repeat", "selector", "fit_wall_s"]]
     fits["n_features"] = fits["dataset"].map(D)
@@ -45,10 +50,10 @@ def collect(run_dir: Path) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     return res, fits, splits
 
 
-def stability(run_dir: Path) -> pd.DataFrame:
+def stability(results: Results, run_dir: Path) -> pd.DataFrame:
     """Kuncheva index per dataset × selector × k < D over the resamples, from ``rankings.csv``
     (:func:`fsbench.results.stability.stability_table`; the all-features baseline is skipped)."""
-    t = stability_table(load_result_sets([run_dir]))
+    t = stability_table(_run_set(results, run_dir))
     t = t[t["n_features"] < t["d"]].rename(columns={"n_features": "k", "repeats": "n_resamples"})
     return t[["dataset", "selector", "k", "kuncheva", "n_resamples"]].reset_index(drop=True)
 
@@ -92,7 +97,7 @@ def sections(ctx: ReportContext) -> list[str]:
     """Write summary.csv, stability.csv and the plots into the results directory; return the
     "Generated tables" section."""
     run_dir, out = ctx.results_dir / RUN, ctx.results_dir
-    res, fits, splits = collect(run_dir)
+    res, fits, splits = collect(ctx.results, run_dir)
     if res.empty:
         raise FileNotFoundError(f"no finished tasks in {run_dir / 'results.csv'}")
     summ = (
@@ -101,11 +106,11 @@ def sections(ctx: ReportContext) -> list[str]:
         .reset_index()
     )
     summ.to_csv(out / "summary.csv", index=False)
-    stab = stability(run_dir)
+    stab = stability(ctx.results, run_dir)
     stab.to_csv(out / "stability.csv", index=False)
     plot_vs_k(summ, "BCR (test)", out / "plots" / "bcr_vs_k.png", ref=summ)
     plot_vs_k(
         stab.rename(columns={"kuncheva": "mean"}), "Kuncheva index", out / "plots" / "kuncheva_vs_k.png"
     )
-    notes = str(read_run(run_dir).get("effective_config", {}).get("notes", "") or "")
+    notes = str(ctx.results.run(run_dir).get("effective_config", {}).get("notes", "") or "")
     return generated_tables(notes, summ, fits, splits)

@@ -20,14 +20,14 @@ import pandas as pd
 
 from fsbench.data import open_dataset
 from fsbench.papers.folder import ReportContext
-from fsbench.results.loading import read_results, read_run
+from fsbench.results.loading import Results
 from fsbench.results.table_files import has_table
 from fsbench.results.tables import figure_metadata, md_table
 
 
-def _ok(path: Path) -> pd.DataFrame:
+def _ok(results: Results, path: Path) -> pd.DataFrame:
     # subset stays text ("0 1"); numeric columns keep NaN for the empty cells (e.g. the baseline's)
-    df = read_results(path)
+    df = results.results(path)
     df["subset"] = df["subset"].fillna("")
     return df[df["status"] == "ok"].copy()
 
@@ -167,10 +167,10 @@ def sections(ctx: ReportContext) -> list[str]:
     seed = 2015
     fdir, udir = results / "fig1_toy", results / "uci"
     if has_table(fdir):
-        info = read_run(fdir)
+        info = ctx.results.run(fdir)
         seed = int(info["effective_config"].get("seed", seed))
         lines += [str(info["effective_config"].get("notes", "")).strip(), ""]
-        fs = fig1_summary(_ok(fdir))
+        fs = fig1_summary(_ok(ctx.results, fdir))
         fs.to_csv(results / "fig1_summary.csv", index=False, float_format="%.6g")
         rows = [
             [
@@ -205,9 +205,9 @@ def sections(ctx: ReportContext) -> list[str]:
         ]
     uci_s = pd.DataFrame()
     if has_table(udir):
-        info = read_run(udir)
+        info = ctx.results.run(udir)
         lines += [str(info["effective_config"].get("notes", "")).strip(), ""]
-        uci = _ok(udir)
+        uci = _ok(ctx.results, udir)
         uci_s = uci_summary(uci)
         uci_s.to_csv(results / "uci_summary.csv", index=False, float_format="%.6g")
         rows = []

@@ -41,7 +41,7 @@ import pandas as pd
 
 from fsbench.papers.values import PAPER_VALUES, configs_dir, load_paper_values
 from fsbench.results.facts import strip_markers
-from fsbench.results.loading import load_rows
+from fsbench.results.loading import Results
 
 #: The hand-written discussion of a paper, in its folder.
 NOTES_FILE = "notes.md"
@@ -188,18 +188,26 @@ class ReportContext:
         The directory of REPORT.md: links in the Markdown are relative to it.
     values : dict
         ``paper_values.yaml``, parsed.
+    results : Results, optional
+        The directory as the report read it (:class:`~fsbench.results.loading.Results`): a hook takes its
+        tables from here rather than reading the directory again. Read on first use when not given.
     """
 
     results_dir: Path
     paper_dir: Path
     root: Path
     values: dict[str, Any] = field(repr=False)
+    results: Results | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.results is None:
+            self.results = Results(self.results_dir)
 
     @cached_property
     def rows(self) -> pd.DataFrame:
         """Every result row under ``results_dir`` (diagnostics' tables included,
-        :func:`fsbench.results.loading.load_rows`)."""
-        return load_rows([self.results_dir])
+        :meth:`fsbench.results.loading.Results.rows`)."""
+        return self.results.rows()
 
     def rel(self, path: Path) -> str:
         """``path`` relative to :attr:`root` (as written in the Markdown), else as it is."""

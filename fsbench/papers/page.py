@@ -5,9 +5,8 @@ Besides the paper comparison (computed by :func:`fsbench.papers.compare.compare_
 (:mod:`fsbench.papers.folder`) assemble pages from
 
 * :func:`runs_table` — one row per run (``run.json``);
-* :func:`analysis_section` — stability of every experiment and ground-truth recovery where the relevant
-  features are known (:mod:`fsbench.results.experiment_tables`, which also writes the tables beside each
-  experiment).
+
+and the stability and ground-truth sections (:mod:`fsbench.results.experiment_tables`).
 
 Paths in the Markdown are relative to the results directory, so that a report regenerated from a copy
 of the committed CSVs is byte-identical.
@@ -19,8 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from fsbench.results.experiment_tables import analysis_markdown, write_experiment_tables
-from fsbench.results.loading import find_result_dirs, read_run
+from fsbench.results.loading import Results
 from fsbench.results.tables import md_table
 
 
@@ -34,13 +32,14 @@ def _wall(info: dict) -> str:
         return "?"
 
 
-def runs_table(results_dir: Path) -> str:
-    """A Markdown table of the runs under ``results_dir``: directory, experiment, repeats, wall time,
-    fsbench commit and start time, from each ``run.json``."""
-    results_dir = Path(results_dir)
+def runs_table(results: Results | Path) -> str:
+    """A Markdown table of the runs under a results directory (read, or its path): directory, experiment,
+    repeats, wall time, fsbench commit and start time, from each ``run.json``."""
+    results = results if isinstance(results, Results) else Results(results)
+    results_dir = results.root
     rows = []
-    for d in find_result_dirs([results_dir]):
-        info = read_run(d)
+    for d in results.dirs:
+        info = results.run(d)
         if not info:
             continue
         prot = info.get("effective_config", {}).get("protocol", {})
@@ -55,11 +54,3 @@ def runs_table(results_dir: Path) -> str:
             ]
         )
     return md_table(["result", "experiment", "repeats", "wall", "fsbench commit", "started (UTC)"], rows)
-
-
-def analysis_section(results_dir: Path, root: Path | None = None) -> list[str]:
-    """Write the stability and ground-truth tables beside every experiment under ``results_dir`` and
-    return the report's "Stability" and "Ground truth" sections (links relative to ``root``, default
-    ``results_dir``)."""
-    root = Path(root) if root is not None else Path(results_dir)
-    return analysis_markdown(write_experiment_tables(Path(results_dir)), root)

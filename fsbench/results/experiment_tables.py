@@ -1,7 +1,8 @@
 """Stability and ground-truth tables beside every experiment of a results directory.
 
-``fsbench report`` calls :func:`write_experiment_tables`, which writes into each result directory
-(a directory holding ``results.csv``, an experiment's or a diagnostic's)
+The report's producers compute them (:func:`experiment_tables`, nothing written) and write them into each
+result directory — a directory holding ``results.csv``, an experiment's or a diagnostic's
+(:func:`save_experiment_tables`; both at once: :func:`write_experiment_tables`):
 
 * ``stability.csv`` / ``stability.md`` — Kuncheva's index and the Nogueira–Sechidis–Brown estimator with
   its 95 % confidence interval per (dataset, kernel, n_train, selector) and S, from ``rankings.csv``
@@ -13,9 +14,9 @@
   relevant features are known (:mod:`fsbench.results.ground_truth`: the Weston toys, the Ring Fig. 1
   toy): the share of relevant features in the top S and the exact-recovery rate per selector and n;
 
-and returns the Markdown of a report section with the same tables in compact form (one row per
-selector, one column per S — or per n for a sweep over n at one S). Everything is computed from the
-committed CSVs, so a regenerated report is byte-identical.
+:func:`analysis_markdown` renders a report section with the same tables in compact form (one row per
+selector, one column per S — or per n for a sweep over n at one S); it writes nothing. Everything is
+computed from the committed CSVs, so a regenerated report is byte-identical.
 """
 
 from __future__ import annotations
@@ -71,35 +72,60 @@ def _experiment_name(rs: ResultSet) -> str:
     return rs.path.name
 
 
-def write_experiment_tables(results_dir: Path) -> list[ExperimentTables]:
-    """Write the stability and ground-truth files into every result directory under ``results_dir``."""
+def experiment_tables(sets: list[ResultSet]) -> list[ExperimentTables]:
+    """The stability and ground-truth tables of every result directory (computed, nothing written)."""
     out = []
-    for rs in load_result_sets([results_dir]):
+    for rs in sets:
         et = ExperimentTables(rs.path, _experiment_name(rs))
         et.note = no_ranking_reason(rs)
-        (rs.path / "stability.csv").unlink(missing_ok=True)
-        if et.note:
-            (rs.path / "stability.md").write_text(f"# Stability: {et.experiment}\n\nNo ranking: {et.note}.\n")
-        else:
+        if not et.note:
             et.stability = stability_table([rs], alpha=ALPHA).drop(columns="source")
-            et.stability.to_csv(rs.path / "stability.csv", index=False)
-            (rs.path / "stability.md").write_text(
+            share, success = ground_truth_tables([rs], alpha=ALPHA)
+            et.share, et.success = share.drop(columns="source"), success.drop(columns="source")
+        out.append(et)
+    return out
+
+
+def save_experiment_tables(tables: list[ExperimentTables]) -> list[Path]:
+    """Write each directory's ``stability.*`` and ``ground_truth*`` files (module docstring); return them.
+
+    A ``stability.csv`` left from an earlier run is removed where there is no ranking any more.
+    """
+    written = []
+    for et in tables:
+        (et.path / "stability.csv").unlink(missing_ok=True)
+        md = et.path / "stability.md"
+        if et.stability is None:
+            md.write_text(f"# Stability: {et.experiment}\n\nNo ranking: {et.note}.\n")
+        else:
+            et.stability.to_csv(et.path / "stability.csv", index=False)
+            md.write_text(
                 f"# Stability: {et.experiment}\n\n{STABILITY_LEGEND}\n\n"
                 + to_markdown(et.stability.drop(columns=["pareto"]), 4)
             )
-            share, success = ground_truth_tables([rs], alpha=ALPHA)
-            et.share, et.success = share.drop(columns="source"), success.drop(columns="source")
+            written.append(et.path / "stability.csv")
+        written.append(md)
         if not et.success.empty:
-            et.share.to_csv(rs.path / "ground_truth.csv", index=False)
-            et.success.to_csv(rs.path / "ground_truth_success.csv", index=False)
-            (rs.path / "ground_truth.md").write_text(
+            et.share.to_csv(et.path / "ground_truth.csv", index=False)
+            et.success.to_csv(et.path / "ground_truth_success.csv", index=False)
+            (et.path / "ground_truth.md").write_text(
                 f"# Ground truth: {et.experiment}\n\n{GROUND_TRUTH_LEGEND}\n\n## Exact recovery\n\n"
                 + to_markdown(et.success, 4)
                 + "\n## Share of relevant features in the top S\n\n"
                 + to_markdown(et.share, 4)
             )
-        out.append(et)
-    return out
+            written += [
+                et.path / f for f in ("ground_truth.csv", "ground_truth_success.csv", "ground_truth.md")
+            ]
+    return written
+
+
+def write_experiment_tables(results_dir: Path) -> list[ExperimentTables]:
+    """Compute and write the stability and ground-truth files of every result directory under
+    ``results_dir`` (:func:`experiment_tables`, :func:`save_experiment_tables`)."""
+    tables = experiment_tables(load_result_sets([results_dir]))
+    save_experiment_tables(tables)
+    return tables
 
 
 #: Titles of the report sections written by :func:`analysis_markdown` (``--html`` adds their figures).

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -289,20 +290,111 @@ def read_rankings(path: Path) -> pd.DataFrame:
 def load_result_sets(paths: Iterable[Path | str]) -> list[ResultSet]:
     """Every result directory under ``paths``, read; an empty list if none is found."""
     dirs = [d.resolve() for d in find_result_dirs(paths)]
-    sets = []
-    for d, source in zip(dirs, _source_names(dirs)):
-        results = read_results(d)
-        rank_file = table_file(d, "rankings")
-        rankings = read_rankings(rank_file) if rank_file is not None else None
-        run = read_run(d) or None
-        sizes = _kfold_sizes(results)
-        if rankings is not None and sizes is not None:
-            _pool_fold_sizes(rankings, sizes)  # the same settings as results.csv
-        for df in (results, rankings):
-            if df is not None:
-                df.insert(0, "source", source)
-        sets.append(ResultSet(path=d, source=source, results=results, rankings=rankings, run=run))
-    return sets
+    return [
+        _result_set(d, source, read_results(d), read_run(d)) for d, source in zip(dirs, _source_names(dirs))
+    ]
+
+
+def _result_set(path: Path, source: str, results: pd.DataFrame, run: dict) -> ResultSet:
+    """A :class:`ResultSet` of a directory whose ``results.csv`` and ``run.json`` are read (``results`` is
+    taken over: a ``source`` column is inserted); its ``rankings.csv`` is read here."""
+    rank_file = table_file(path, "rankings")
+    rankings = read_rankings(rank_file) if rank_file is not None else None
+    sizes = _kfold_sizes(results)
+    if rankings is not None and sizes is not None:
+        _pool_fold_sizes(rankings, sizes)  # the same settings as results.csv
+    for df in (results, rankings):
+        if df is not None:
+            df.insert(0, "source", source)
+    return ResultSet(path=path, source=source, results=results, rankings=rankings, run=run or None)
+
+
+class Results:
+    """A results directory (one result directory, or a parent of several), read once.
+
+    The report and its producers take their tables from here instead of reading the directory again:
+    each ``results.csv`` and ``run.json`` is read once, on first use, and ``rankings.csv`` only when the
+    result sets (:attr:`sets`) are asked for. What is handed out is a copy where the caller could change
+    it, so one section cannot change what the next one sees.
+
+    Parameters
+    ----------
+    root : Path
+        The directory given by the user; :attr:`dirs` are as :func:`find_result_dirs` finds them under it
+        (relative where ``root`` is).
+
+    Raises
+    ------
+    FileNotFoundError
+        If there is no result table under ``root`` (:func:`no_results_message`).
+    """
+
+    def __init__(self, root: Path | str) -> None:
+        self.root = Path(root)
+        self.dirs: list[Path] = find_result_dirs([self.root])
+        if not self.dirs:
+            raise FileNotFoundError(no_results_message([self.root]))
+        self._tables: dict[Path, pd.DataFrame] = {}
+        self._runs: dict[Path, dict] = {}
+
+    def results(self, d: Path) -> pd.DataFrame:
+        """``results.csv`` of the directory ``d`` (one of :attr:`dirs`), as :func:`read_results` reads it."""
+        if d not in self._tables:
+            self._tables[d] = read_results(d)
+        return self._tables[d].copy()
+
+    def run(self, d: Path) -> dict:
+        """``run.json`` of the directory ``d`` (an empty dict where there is none)."""
+        if d not in self._runs:
+            self._runs[d] = read_run(d)
+        return json.loads(json.dumps(self._runs[d]))  # a deep copy of plain JSON
+
+    def is_diagnostic(self, d: Path) -> bool:
+        """Whether ``d`` holds a diagnostic's table (its own columns, :func:`is_diagnostic`)."""
+        if d not in self._tables:
+            return is_diagnostic(d)  # the header only: a diagnostic's table may be read by its renderer
+        return "diagnostic" in self._tables[d].columns
+
+    @property
+    def experiment_dirs(self) -> list[Path]:
+        """The directories of experiments (not diagnostics), in :attr:`dirs` order."""
+        return [d for d in self.dirs if not self.is_diagnostic(d)]
+
+    def rows(self, diagnostics: bool = True) -> pd.DataFrame:
+        """Every directory's rows concatenated, as :func:`load_rows` gives them."""
+        dirs = [d for d in self.dirs if diagnostics or not self.is_diagnostic(d)]
+        frames = [f for f in (self.results(d) for d in dirs) if len(f)]
+        return (
+            pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["experiment", "status"])
+        )
+
+    @cached_property
+    def _sets(self) -> list[ResultSet]:
+        resolved = [d.resolve() for d in self.dirs]
+        return [
+            _result_set(r, source, self.results(d), self.run(d))
+            for d, r, source in zip(self.dirs, resolved, _source_names(resolved))
+        ]
+
+    @property
+    def sets(self) -> list[ResultSet]:
+        """Every directory as a :class:`ResultSet` (with ``rankings.csv``), as :func:`load_result_sets`
+        gives them; read once, and handed out as copies (a caller may add columns)."""
+        return [
+            ResultSet(
+                path=rs.path,
+                source=rs.source,
+                results=rs.results.copy(),
+                rankings=None if rs.rankings is None else rs.rankings.copy(),
+                run=json.loads(json.dumps(rs.run)) if rs.run is not None else None,
+            )
+            for rs in self._sets
+        ]
+
+    @cached_property
+    def partial(self) -> list[tuple[Path, RunState]]:
+        """The runs under :attr:`root` that have not finished all their tasks (:func:`partial_runs`)."""
+        return partial_runs(self.root)
 
 
 def no_results_message(paths: Iterable[Path | str]) -> str:

@@ -33,6 +33,7 @@ from fsbench.papers.folder import load_hooks
 from fsbench.papers.timing import load_timing, plot_timing, slopes, timing_table
 from fsbench.protocol import _metrics
 from fsbench.report import write_report
+from fsbench.results.loading import Results
 from fsbench.results.paper_values import paper_cells, read_paper_values
 from fsbench.run.engine import run_experiment
 
@@ -98,7 +99,7 @@ def test_paul_stability_is_kuncheva_below_D_without_the_baseline(tmp_path):
             )
     pd.DataFrame(res).to_csv(tmp_path / "results.csv", index=False)
     pd.DataFrame(ranks).to_csv(tmp_path / "rankings.csv", index=False)
-    st = paul2015.stability(tmp_path)
+    st = paul2015.stability(Results(tmp_path), tmp_path)
     assert set(st["selector"]) == {"s"} and list(st["k"]) == [1, 2]  # no baseline, no k = D
     assert st.set_index("k").loc[1, "kuncheva"] == pytest.approx(1.0)
     assert st.set_index("k").loc[2, "kuncheva"] == pytest.approx((1 * 4 - 4) / (2 * 2))  # r = 1 of k = 2
