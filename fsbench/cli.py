@@ -676,6 +676,15 @@ def report(
             "fsbench build keeps up to date): nothing is recomputed.",
         ),
     ] = False,
+    cross_dataset: Annotated[
+        bool,
+        typer.Option(
+            "--cross-dataset",
+            help="Add the cross-dataset report over every result directory (the benchmark's page: tests "
+            "against the best-ranked selector, does selection help, evaluators, recommendation); tables and "
+            "figures under RESULTS_DIR/analysis/.",
+        ),
+    ] = False,
 ) -> None:
     """Write REPORT.md: figures, mean ± std tables with paired t-tests, ranks, and paper vs ours.
 
@@ -692,6 +701,11 @@ def report(
     if target.action == "build" and html_only:  # REPORT.html is not committed: rendered in place
         target = replace(target, action="write", out=target.results_root / target.name / "REPORT.md")
     if target.action == "build":
+        if cross_dataset:
+            _fail(
+                f"{results_dir}: a paper folder's page is laid out by its folder (configs/{target.name}); "
+                "--cross-dataset is for other directories (write one elsewhere with --out FILE)"
+            )
         if allow_incomplete:
             _fail(
                 f"{results_dir}: a paper folder's report is what `fsbench build` makes of finished runs; "
@@ -708,7 +722,7 @@ def report(
         n = sum(len(v) for v in summary.written.values())
         typer.echo(f"{path} (built as `fsbench build --paper {target.name}`: {n} derived files)")
     else:
-        path = _write_plain_report(results_dir, target, allow_incomplete, html_only)
+        path = _write_plain_report(results_dir, target, allow_incomplete, html_only, cross_dataset)
         if html_only:
             return
     if html:
@@ -717,7 +731,9 @@ def report(
         typer.echo(str(write_report_html(path, path.parent)))
 
 
-def _write_plain_report(results_dir: Path, target, allow_incomplete: bool, html_only: bool) -> Path:
+def _write_plain_report(
+    results_dir: Path, target, allow_incomplete: bool, html_only: bool, cross_dataset: bool = False
+) -> Path:
     """``fsbench report`` on a directory that is not a project's paper folder: one report, at
     ``target.out``."""
     from fsbench.report import write_report
@@ -740,7 +756,9 @@ def _write_plain_report(results_dir: Path, target, allow_incomplete: bool, html_
                 "or pass --allow-incomplete for a partial report"
             )
     try:
-        path = write_report(results_dir, paper_dir=target.paper_dir, out=target.out)
+        path = write_report(
+            results_dir, paper_dir=target.paper_dir, out=target.out, cross_dataset=cross_dataset
+        )
     except (FileNotFoundError, ValueError) as exc:
         _fail(str(exc))
     typer.echo(str(path))

@@ -32,6 +32,8 @@ from fsbench.papers.page import runs_table
 from fsbench.papers.render import render_comparison
 from fsbench.papers.values import PAPER_VALUES
 from fsbench.plots import plot_results
+from fsbench.results.crossdataset import cross_dataset_sections
+from fsbench.results.crossdataset.common import ANALYSIS
 from fsbench.results.experiment_tables import (
     ExperimentTables,
     analysis_markdown,
@@ -346,11 +348,17 @@ class ReportInputs:
         The comparison with the paper (None: the page has none).
     tables : list of ExperimentTables
         The stability and ground-truth tables of every result directory.
+    hooks : list of str
+        The Markdown of the paper's ``hooks`` section (its files written).
+    cross_dataset : list of str
+        The Markdown of the cross-dataset report (:mod:`fsbench.results.crossdataset`; its files written).
     """
 
     experiments: list[tuple[Path, str, pd.DataFrame]] = field(default_factory=list)
     comparison: PaperComparison | None = None
     tables: list[ExperimentTables] = field(default_factory=list)
+    hooks: list[str] = field(default_factory=list)
+    cross_dataset: list[str] = field(default_factory=list)
 
 
 def produce(results: Results, paper: PaperFolder | None, layout: list[str], root: Path) -> ReportInputs:
@@ -358,8 +366,10 @@ def produce(results: Results, paper: PaperFolder | None, layout: list[str], root
 
     Written: the figures of an experiment that has none yet (``plots/``, :func:`fsbench.plots.plot_results`;
     ``fsbench build`` draws them all beforehand), ``comparison.json`` beside the report (the object the docs'
-    status block and the prose facts read) and each directory's stability and ground-truth tables
-    (:func:`fsbench.results.experiment_tables.save_experiment_tables`). Only the parts the layout shows.
+    status block and the prose facts read), each directory's stability and ground-truth tables
+    (:func:`fsbench.results.experiment_tables.save_experiment_tables`), the cross-dataset report's tables and
+    figures under ``<results>/analysis`` and whatever the paper's hooks write. Only the parts the layout
+    shows.
     """
     out = ReportInputs()
     if "experiments" in layout or "ranks" in layout:
@@ -375,6 +385,11 @@ def produce(results: Results, paper: PaperFolder | None, layout: list[str], root
     if "analysis" in layout:
         out.tables = experiment_tables(results.sets)
         save_experiment_tables(out.tables)
+    if "hooks" in layout and paper is not None and getattr(paper.hooks, "sections", None) is not None:
+        ctx = ReportContext(results.root, paper.path, root, paper.values, results)
+        out.hooks = [str(line) for line in paper.hooks.sections(ctx)]
+    if "cross_dataset" in layout:
+        out.cross_dataset = cross_dataset_sections(results.sets, results.root / ANALYSIS, root)
     return out
 
 
@@ -386,11 +401,7 @@ def render_report(
     root: Path,
     inputs: ReportInputs,
 ) -> str:
-    """The report's Markdown, laid out by ``layout`` from what :func:`produce` computed.
-
-    Nothing is written here, except by a paper's ``hooks`` section, which may still write its own summaries
-    and figures (:mod:`fsbench.papers.folder`).
-    """
+    """The report's Markdown, laid out by ``layout`` from what :func:`produce` computed; writes nothing."""
     summary_lines: list[str] = []
     paper_text = ""
     if inputs.comparison is not None:
@@ -411,11 +422,9 @@ def render_report(
         if name == "experiments":
             return [text for _, text, _ in inputs.experiments]
         if name == "hooks":
-            hook = getattr(paper.hooks, "sections", None) if paper is not None else None
-            if hook is None:
-                return []
-            ctx = ReportContext(results.root, paper.path, root, paper.values, results)
-            return [str(line) for line in hook(ctx)]
+            return inputs.hooks
+        if name == "cross_dataset":
+            return inputs.cross_dataset
         return analysis_markdown(inputs.tables, root)  # "analysis": stability and ground truth
 
     lines = [f"# {title.replace('{results}', results.root.name)}", ""]
@@ -431,7 +440,10 @@ def render_report(
 
 
 def write_report(
-    results_dir: Path, paper_dir: Path | str | PaperFolder | None = None, out: Path | None = None
+    results_dir: Path,
+    paper_dir: Path | str | PaperFolder | None = None,
+    out: Path | None = None,
+    cross_dataset: bool = False,
 ) -> Path:
     """Write ``REPORT.md`` for the results under ``results_dir``; return its path.
 
@@ -451,6 +463,9 @@ def write_report(
         is used as it is (:meth:`~fsbench.papers.folder.PaperFolder.plain`: notes and hooks, no comparison).
     out : Path, optional
         The report's path (default ``results_dir/REPORT.md``); links are relative to its directory.
+    cross_dataset : bool
+        Add the cross-dataset report (:mod:`fsbench.results.crossdataset`) after the ranks, where the
+        layout does not name it: the page of a benchmark of one's own (``fsbench report --cross-dataset``).
 
     Returns
     -------
@@ -467,6 +482,9 @@ def write_report(
     else:
         paper = PaperFolder.open(paper_dir)
     title, layout = report_layout(paper)
+    if cross_dataset and "cross_dataset" not in layout:
+        at = layout.index("ranks") + 1 if "ranks" in layout else len(layout)
+        layout = [*layout[:at], "cross_dataset", *layout[at:]]
     results = Results(results_dir)
     out = Path(out) if out is not None else results_dir / "REPORT.md"
     out.parent.mkdir(parents=True, exist_ok=True)

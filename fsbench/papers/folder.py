@@ -10,7 +10,9 @@ A paper is a folder (``configs/<paper>/``, or anywhere else) holding
         title: "Report: {results}"        # the page's first heading ({results} = results directory name)
         sections: [summary, notes, ranks, comparison, experiments, analysis]   # the default order
 
-  The section names are those of :data:`SECTIONS`;
+  The section names are those of :data:`SECTIONS`; ``cross_dataset`` (not in the default order) is the
+  cross-dataset report over every result directory (:mod:`fsbench.results.crossdataset`), which a
+  benchmark of one's own puts on its page;
 * ``notes.md`` (optional): the hand-written discussion, inserted verbatim where ``notes`` stands;
 * ``hooks.py`` (optional): only for what data cannot express (a table computed in a paper's own way, a
   figure of its own). It is loaded by file path (not imported as a package module) and may define
@@ -48,7 +50,17 @@ NOTES_FILE = "notes.md"
 #: The hook module of a paper, in its folder (optional).
 HOOKS_FILE = "hooks.py"
 #: The places a report layout may name, in the default order (``hooks``: the hook module's sections).
-SECTIONS = ("summary", "notes", "runs", "ranks", "comparison", "hooks", "experiments", "analysis")
+SECTIONS = (
+    "summary",
+    "notes",
+    "runs",
+    "ranks",
+    "comparison",
+    "hooks",
+    "experiments",
+    "analysis",
+    "cross_dataset",
+)
 #: The layout of a paper that states none, and of a report without a paper (its paper parts are empty).
 DEFAULT_SECTIONS = ("summary", "notes", "ranks", "comparison", "experiments", "analysis")
 #: The page title of a paper that states none (``{results}``: the results directory's name).

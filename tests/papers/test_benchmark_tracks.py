@@ -153,3 +153,33 @@ def test_ground_truth_rows_for_the_scenario_track(built):
     part = _part(text, "## Track `scenarios`")
     assert "| scen_xor | 100 | 2 |" in part and "| weston_linear | 202 | 6 |" in part
     assert "(analysis/scenarios/recovery_who_finds.csv)" in part
+
+
+def test_any_collection_gets_the_same_page_with_cross_dataset(built, tmp_path):
+    """A user's own collection (not a paper folder) gets the benchmark's analyses with
+    ``fsbench report --cross-dataset``: the same sections and the same tables as the benchmark's page."""
+    import json
+    import shutil
+
+    own = tmp_path / "mine"
+    for name in TRACKS:
+        shutil.copytree(built / name, own / name, ignore=shutil.ignore_patterns("plots", "stability*"))
+        run = json.loads((own / name / "run.json").read_text())
+        del run["effective_config"]["paper"]  # one's own runs: no paper, so no paper folder's page
+        (own / name / "run.json").write_text(json.dumps(run))
+    res = cli("report", own, "--cross-dataset")
+    assert res.exit_code == 0, res.stderr
+    text = (own / "REPORT.md").read_text()
+    ours = (built / "REPORT.md").read_text()
+    for heading in ("## Tracks", "## Track `classic`", "## Track `scenarios`", "### Recommendation"):
+        assert heading in text, heading
+    assert _part(text, "## Track `classic`") == _part(ours, "## Track `classic`")
+    for name in TRACKS:
+        a = pd.read_csv(own / "analysis" / name / "evaluator_comparisons.csv")
+        b = pd.read_csv(built / "analysis" / name / "evaluator_comparisons.csv")
+        pd.testing.assert_frame_equal(a, b)
+    # without the flag, the page has none of it; a paper folder refuses the flag
+    plain = cli("report", own, "--out", tmp_path / "plain.md")
+    assert plain.exit_code == 0 and "## Tracks" not in (tmp_path / "plain.md").read_text()
+    refused = cli("report", REPO / "results" / "benchmark", "--cross-dataset")
+    assert refused.exit_code == 2 and "--cross-dataset is for other directories" in refused.stderr
