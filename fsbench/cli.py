@@ -537,7 +537,7 @@ def diagnose(
             eta=getattr(cb, "eta", None),
         )
     _print_summary(exp.name, summary)
-    for path in get_diagnostic(exp.diagnostic).render(Path(target), exp):
+    for path in get_diagnostic(exp.diagnostic, exp.plugins).render(Path(target), exp):
         typer.echo(str(path))
     if summary.n_failed:
         typer.echo(_failure_line(summary), err=True)

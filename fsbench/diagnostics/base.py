@@ -1,17 +1,19 @@
 """The contract of a diagnostic, and how one of its tasks runs.
 
-A *diagnostic* is an analysis that is not "select features, then classify" — the TAKES reconstruction
-cost (Xu 2011 Table 2), the KIFE 2-D projection picture (Liu 2011 Fig. 2), the USPS pixel bound (Ramona
-2012 Table II). Its config is an experiment config (name, seed, dataset entries, kernel, protocol,
-optionally selectors) plus ``diagnostic: NAME`` and ``settings:``; ``fsbench diagnose`` runs it through
+A *diagnostic* is an analysis that is not "select features, then classify" — e.g. the TAKES
+reconstruction cost (Xu 2011 Table 2), the KIFE 2-D projection picture (Liu 2011 Fig. 2), the USPS pixel
+bound (Ramona 2012 Table II), each in its paper's folder. Its config is an experiment config (name, seed,
+dataset entries, kernel, protocol, optionally selectors) plus ``diagnostic: module:Class``, ``plugins``
+and ``settings:``; ``fsbench diagnose`` runs it through
 the same runner as ``fsbench run``: one task per (dataset entry, kernel, n_train, repeat) — or per
 selector too, for a diagnostic that says so — with the same split seeds (so a diagnostic sees the very
 splits of the experiment with the same seed and dataset), the same checksummed task store, lock,
 config hash and commit rule, and a ``results.csv`` whose columns the diagnostic declares. After the
 run, :meth:`Diagnostic.render` writes its derived outputs (tables, figures) from ``results.csv``.
 
-To add one: subclass :class:`Diagnostic` in a module of this package and add a line to
-:data:`fsbench.diagnostics.registry.DIAGNOSTICS`.
+To add one: subclass :class:`Diagnostic` in a module of one's own — a paper's diagnostic lives in the
+paper's folder (``configs/takes2011/takes_reconstruction.py``) — and name it in the config as
+``diagnostic: module:Class`` with the module's folder in ``plugins`` (:mod:`fsbench.diagnostics.registry`).
 """
 
 from __future__ import annotations

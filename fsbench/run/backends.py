@@ -65,7 +65,7 @@ def _run_one(task: Task, env: dict[str, str | None] | None = None, crash_log: st
     try:
         with threadpool_limits(limits=1):
             if task.diagnostic is not None:
-                result = get_diagnostic(task.diagnostic).execute(task)
+                result = get_diagnostic(task.diagnostic, task.plugins).execute(task)
             else:
                 result = run_task(task)
     finally:

@@ -27,8 +27,11 @@ def expand(
     code_hashes = code_hashes or {}
     tasks = []
     selectors = exp.selectors
-    if exp.diagnostic is not None and not get_diagnostic(exp.diagnostic).per_selector:
-        selectors = (SelectorConfig(label=f"<{exp.diagnostic}>", name=exp.diagnostic),)
+    if exp.diagnostic is not None:
+        diagnostic = get_diagnostic(exp.diagnostic, exp.plugins)
+        if not diagnostic.per_selector:
+            # labelled by the diagnostic's own name (its task ids), however the config names its class
+            selectors = (SelectorConfig(label=f"<{diagnostic.name}>", name=diagnostic.name),)
     for entry in exp.datasets:
         folds = range(entry.protocol.folds) if entry.protocol.folds else [None]
         for kernel in entry.kernels:
@@ -64,7 +67,7 @@ def validate(exp: Experiment) -> None:
     src = exp.source
     if exp.diagnostic is not None:
         try:
-            get_diagnostic(exp.diagnostic).check(exp)
+            get_diagnostic(exp.diagnostic, exp.plugins).check(exp)
         except UnknownDiagnosticError as exc:
             raise ConfigError(src, "diagnostic", str(exc)) from None
     rankers, user = [], []

@@ -173,7 +173,8 @@ def write_tables(out: Path, tasks: list[Task], store: TaskStore) -> tuple[int, i
         ranks.append(payload["ranking"])
     diagnostic = tasks[0].diagnostic if tasks else None
     if diagnostic is not None:
-        write_table(out, "results", _csv_text(rows, get_diagnostic(diagnostic).all_columns()), atomic_write)
+        columns = get_diagnostic(diagnostic, tasks[0].plugins).all_columns()
+        write_table(out, "results", _csv_text(rows, columns), atomic_write)
         return done, failed
     write_table(out, "results", _csv_text(rows, RESULT_COLUMNS), atomic_write)
     write_table(out, "rankings", _csv_text(ranks, RANKING_COLUMNS), atomic_write)

@@ -8,6 +8,7 @@ path, as ``fsbench report`` loads them. Everything runs on synthetic data (no da
 
 from __future__ import annotations
 
+import importlib
 from math import comb
 from pathlib import Path
 from types import SimpleNamespace
@@ -23,14 +24,9 @@ from fsbench.classifiers import fit_predict
 from fsbench.config import ConfigError, load_experiment, parse_experiment
 from fsbench.data import open_dataset
 from fsbench.diagnostics.registry import get_diagnostic
-from fsbench.diagnostics.usps_pixel_bound import (
-    multiclass_error,
-    pairwise_error,
-    paper_table2,
-    render,
-)
 from fsbench.papers.folder import load_hooks
 from fsbench.papers.timing import load_timing, plot_timing, slopes, timing_table
+from fsbench.plugins import activate
 from fsbench.protocol import _metrics
 from fsbench.report import write_report
 from fsbench.results.loading import Results
@@ -43,6 +39,18 @@ RAMONA_CFG = REPO / "configs" / "ramona2012"
 paul2015 = load_hooks(REPO / "configs" / "paul2015" / "hooks.py")
 ring2015 = load_hooks(REPO / "configs" / "ring2015" / "hooks.py")
 takes_hooks = load_hooks(TAKES_CFG / "hooks.py")
+#: The papers' own diagnostics, in their folders: named module:Class with the folder as plugins.
+TAKES_DIAG = {"diagnostic": "takes_reconstruction:TakesReconstruction", "plugins": [str(TAKES_CFG)]}
+KIFE_DIAG = {"diagnostic": "kife_projection:KifeProjection", "plugins": [str(KIFE_CFG)]}
+USPS_DIAG = {"diagnostic": "usps_pixel_bound:UspsPixelBound", "plugins": [str(RAMONA_CFG)]}
+activate([str(RAMONA_CFG)])
+_usps = importlib.import_module("usps_pixel_bound")
+multiclass_error, pairwise_error, paper_table2, render = (
+    _usps.multiclass_error,
+    _usps.pairwise_error,
+    _usps.paper_table2,
+    _usps.render,
+)
 
 
 def _write(path: Path, cfg: dict) -> Path:
@@ -265,11 +273,11 @@ def test_takes_reconstruction_diagnostic_tiny(tmp_path, pinned_commit):
     cfg = {
         **TINY_SPLIT,
         "name": "tiny_table2",
-        "diagnostic": "takes_reconstruction",
+        **TAKES_DIAG,
         "settings": {"gammas": ["median/4", 0.05], "paper_values": str(TAKES_CFG / "paper_values.yaml")},
     }
     df = _run(cfg, tmp_path / "t2.yaml", tmp_path / "t2", kind="diagnostic")
-    learners = get_diagnostic("takes_reconstruction").defaults["learners"]
+    learners = get_diagnostic(TAKES_DIAG["diagnostic"], TAKES_DIAG["plugins"]).defaults["learners"]
     assert len(df) == 2 * 2 * len(learners) and set(df["learner"]) == set(learners)
     kgs = df[df["learner"] == "kgs"]
     assert (kgs["E_train"] < 1e-6).all() and (kgs["dim"] <= 30).all()  # full-rank basis of 30 points
@@ -283,7 +291,7 @@ def test_takes_reconstruction_diagnostic_tiny(tmp_path, pinned_commit):
     assert (kda["dim"].to_numpy() <= kobl["dim"].to_numpy()).all()  # (capped at the centred rank N - 1)
     # render: the derived outputs, with the paper's cells merged in
     exp = load_experiment(tmp_path / "t2.yaml", kind="diagnostic")
-    written = get_diagnostic("takes_reconstruction").render(tmp_path / "t2", exp)
+    written = get_diagnostic(TAKES_DIAG["diagnostic"], TAKES_DIAG["plugins"]).render(tmp_path / "t2", exp)
     assert {p.name for p in written} >= {"summary.csv", "table2.md", "table2_E.png"}
     summ = pd.read_csv(tmp_path / "t2" / "summary.csv")
     assert {"paper_E", "paper_dim"} <= set(summ.columns) and (summ["repeats"] == 2).all()
@@ -294,7 +302,7 @@ def test_takes_reconstruction_calibrated_width_and_eq19_line2(tmp_path, pinned_c
     cfg = {
         **TINY_SPLIT,
         "name": "tiny_table2_calibrated",
-        "diagnostic": "takes_reconstruction",
+        **TAKES_DIAG,
         "settings": {
             "gammas": ["kobl_dim"],
             "calibrate_dim": {"weston_nonlinear": 7},
@@ -309,7 +317,7 @@ def test_takes_reconstruction_calibrated_width_and_eq19_line2(tmp_path, pinned_c
     assert df.loc[df["learner"] != "kda", "E_train_eq19b"].isna().all()
     bad = {**cfg, "settings": {"gammas": ["kobl_dim"]}}
     with pytest.raises(ConfigError, match="calibrate_dim"):
-        get_diagnostic("takes_reconstruction").check(
+        get_diagnostic(TAKES_DIAG["diagnostic"], TAKES_DIAG["plugins"]).check(
             load_experiment(_write(tmp_path / "bad.yaml", bad), kind="diagnostic")
         )
 
@@ -352,7 +360,7 @@ def test_kife_projection_diagnostic_tiny(tmp_path, pinned_commit):
     cfg = {
         **TINY_SPLIT,
         "name": "tiny_projection",
-        "diagnostic": "kife_projection",
+        **KIFE_DIAG,
         "protocol": {**TINY_SPLIT["protocol"], "repeats": 1},
         "settings": {"class_names": ["minus", "plus"]},
         "selectors": [
@@ -370,7 +378,7 @@ def test_kife_projection_diagnostic_tiny(tmp_path, pinned_commit):
     assert len(df) == 3 * (30 + 20)  # every training and test point of the split, per method
     assert df.groupby("selector")["set"].value_counts().unstack().eq([20, 30]).all().all()
     exp = load_experiment(tmp_path / "kp.yaml", kind="diagnostic")
-    get_diagnostic("kife_projection").render(tmp_path / "kp", exp)
+    get_diagnostic(KIFE_DIAG["diagnostic"], KIFE_DIAG["plugins"]).render(tmp_path / "kp", exp)
     acc = pd.read_csv(tmp_path / "kp" / "accuracy.csv")
     assert list(acc["method"]) == ["GDA", "MMI", "KIFE"] and acc["accuracy_2d"].between(0, 1).all()
     for f in ("projection.png", "projection.pdf", "projection_kife.png", "projection_gda.png"):
@@ -400,7 +408,7 @@ def test_takes_figures_and_report_from_tiny_runs(tmp_path, pinned_commit):
     assert s[s["method"] == "TAKES"]["p_paired_vs_takes"].isna().all()
     for f in ("fig2.png", "fig3.png", "summary.csv", "summary.md"):
         assert (results / "fig23_gamma_median" / "figures" / f).exists()
-    t2 = {**TINY_SPLIT, "name": "takes2011_table2", "diagnostic": "takes_reconstruction"}
+    t2 = {**TINY_SPLIT, "name": "takes2011_table2", **TAKES_DIAG}
     _run(t2, tmp_path / "t2.yaml", results / "table2_reconstruction", kind="diagnostic")
 
     path = write_report(results, TAKES_CFG)
@@ -427,7 +435,7 @@ def test_kife_report_with_a_projection_run(tmp_path, pinned_commit):
     cfg = {
         **TINY_SPLIT,
         "name": "tiny_projection",
-        "diagnostic": "kife_projection",
+        **KIFE_DIAG,
         "protocol": {**TINY_SPLIT["protocol"], "repeats": 1},
         "selectors": [{"name": "gda", "label": "GDA"}],
     }
@@ -483,9 +491,9 @@ def test_kife_table1_cards_have_a_tab2_config():
 
 
 def test_diagnostic_config_parses_with_its_settings():
-    exp = parse_experiment({**TINY_SPLIT, "name": "x", "diagnostic": "usps_pixel_bound"}, kind="diagnostic")
-    assert exp.diagnostic == "usps_pixel_bound" and exp.selectors == () and exp.settings == {}
-    get_diagnostic("usps_pixel_bound").check(exp)
+    exp = parse_experiment({**TINY_SPLIT, "name": "x", **USPS_DIAG}, kind="diagnostic")
+    assert exp.diagnostic == USPS_DIAG["diagnostic"] and exp.selectors == () and exp.settings == {}
+    get_diagnostic(USPS_DIAG["diagnostic"], USPS_DIAG["plugins"]).check(exp)
 
 
 def test_takes_report_with_a_subset_of_learners(tmp_path, pinned_commit):
@@ -493,7 +501,7 @@ def test_takes_report_with_a_subset_of_learners(tmp_path, pinned_commit):
     t2 = {
         **TINY_SPLIT,
         "name": "tiny_table2",
-        "diagnostic": "takes_reconstruction",
+        **TAKES_DIAG,
         "settings": {"gammas": ["median"], "learners": ["kobl", "kgs"]},
     }
     _run(t2, tmp_path / "t2.yaml", results / "table2_reconstruction", kind="diagnostic")

@@ -144,3 +144,98 @@ def test_unknown_paper_and_unknown_section_are_one_line_errors(sixth, tmp_path):
     (folder / "paper_values.yaml").write_text(VALUES + "report:\n  sections: [summary, appendix]\n")
     res = CliRunner().invoke(app, ["report", str(results), "--paper", str(folder)])
     assert res.exit_code == 2 and "unknown report section(s) ['appendix']" in res.output
+
+
+DIAG_MODULE = '''
+"""The sixth paper's own diagnostic: the gap between the two class means of each split (its folder)."""
+import numpy as np
+
+from fsbench.diagnostics.base import Diagnostic
+
+
+class MeanGap(Diagnostic):
+    name = "mean_gap"
+    columns = ["method", "gap"]
+    defaults = {"scale": 1.0}
+
+    def run(self, task, data, rng):
+        scale = self.settings_of(task)
+        y = data.y_tr
+        gap = float(np.linalg.norm(data.X_tr[y == y.max()].mean(0) - data.X_tr[y != y.max()].mean(0)))
+        return [{"method": "meangap", "gap": scale * gap}]
+
+    def settings_of(self, task):
+        return float({**self.defaults, **task.settings}["scale"])
+
+    def render(self, out, exp):
+        df = self.ok_rows(out)
+        path = out / "gap.md"
+        path.write_text(f"mean gap {df['gap'].mean():.3f} over {len(df)} splits\\n")
+        return [path]
+'''
+
+DIAG_CONFIG = """
+name: sixth_gap
+description: "Table II — the class-mean gap of the linear toy (the paper's own diagnostic)"
+seed: 6
+dataset: weston_linear
+kernel: linear
+diagnostic: sixth_gap:MeanGap   # sixth_gap.py in this folder
+plugins: ["."]
+settings: {scale: 1.0}
+protocol:
+  n_train: [40]
+  n_test: 200
+  repeats: 3
+"""
+
+DIAG_TABLE = """
+  - id: table2
+    number: II
+    caption: "Class-mean gap"
+    experiment: sixth_gap
+    metric: value
+    column: gap
+    digits: 2
+    method_column: method
+    unit: "Euclidean norm"
+    statistic: mean over 3 draws
+    cells:
+      - {dataset: weston_linear, method: meangap, value: 1000.0}
+"""
+
+
+def test_sixth_paper_with_its_own_diagnostic_in_its_folder(tmp_path):
+    """A diagnostic is a plug-in like a selector: ``module:Class`` in the paper's folder runs through
+    ``fsbench diagnose``, renders, and its table is compared and counted, with no change to ``fsbench/``."""
+    paper = tmp_path / "configs" / "sixth"
+    paper.mkdir(parents=True)
+    (paper / "sixth_gap.py").write_text(DIAG_MODULE)
+    (paper / "gap.yaml").write_text(DIAG_CONFIG)
+    (paper / "paper_values.yaml").write_text(
+        VALUES.replace("tables:\n", "tables:\n" + DIAG_TABLE.lstrip("\n"), 1)
+    )
+    results = tmp_path / "results"
+    out = _cli(["diagnose", str(paper / "gap.yaml"), "--out", str(results / "gap"), "--no-progress"])
+    assert "sixth_gap: 3 tasks (0 resumed, 3 run, 0 failed)" in out
+    assert (results / "gap" / "gap.md").read_text().startswith("mean gap ")
+    rows = (results / "gap" / "results.csv").read_text().splitlines()
+    assert rows[0].split(",")[2] == "diagnostic" and all(",mean_gap," in r for r in rows[1:])
+    _cli(["run", str(_write_toy(paper)), "--out", str(results / "toy"), "--no-progress"])
+    _cli(["report", str(results), "--paper", str(paper)])
+    text = (results / "REPORT.md").read_text()
+    assert "### Table II — Class-mean gap (`sixth_gap`)" in text
+    gap_rows = [ln for ln in text.splitlines() if ln.startswith("| weston_linear") and "meangap" in ln]
+    # 1000 is far from any gap of z-scored data: compared, disagrees, listed among the differing cells
+    assert "✗ outside tolerance" in gap_rows[0] and "unexplained" in gap_rows[1]
+    m = re.search(r"Table cells: (\d+) of (\d+) comparable cells agree", text)
+    assert m and m.group(2) == "3"  # table I's two cells and table II's one
+    # a class that is not a Diagnostic is refused in one line
+    (paper / "bad.yaml").write_text(DIAG_CONFIG.replace("sixth_gap:MeanGap", "numpy:ndarray"))
+    res = CliRunner().invoke(app, ["diagnose", str(paper / "bad.yaml"), "--out", str(tmp_path / "bad")])
+    assert res.exit_code == 2 and "is not a subclass of fsbench.diagnostics.base.Diagnostic" in res.output
+
+
+def _write_toy(paper: Path) -> Path:
+    (paper / "toy.yaml").write_text(CONFIG)
+    return paper / "toy.yaml"

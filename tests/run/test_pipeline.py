@@ -26,7 +26,7 @@ from fsbench.config import (
     read_config,
 )
 from fsbench.data import DatasetError, get_card, open_dataset
-from fsbench.diagnostics.registry import DIAGNOSTICS, get_diagnostic
+from fsbench.diagnostics.registry import get_diagnostic
 from fsbench.protocol import build_selector, load_task_data
 from fsbench.resampling import draw_split, kfold_parts, train_size
 from fsbench.run.plan import expand, validate
@@ -87,8 +87,9 @@ def test_config_is_exactly_one_kind_and_loads_as_that_kind_only(path):
     exp = load_experiment(path, kind=kind)
     assert raw.get("paper", path.parent.name) == path.parent.name
     if kind == "diagnostic":
-        assert exp.diagnostic in DIAGNOSTICS
-        get_diagnostic(exp.diagnostic).check(exp)  # settings known
+        # a paper's own diagnostic: module:Class in the paper's folder (its plugins), a Diagnostic subclass
+        assert ":" in exp.diagnostic and exp.plugins == (str(path.parent.resolve()),)
+        get_diagnostic(exp.diagnostic, exp.plugins).check(exp)  # settings known
     else:
         assert exp.selectors
     for entry in exp.datasets:  # every selector resolves and builds with each kernel (no data needed)
@@ -460,7 +461,8 @@ def test_subset_search_rows_record_the_d_they_were_fitted_with(subset_rows):
 #: takes_reconstruction on the Weston nonlinear toy: synthetic, no mirror needed.
 DIAG = {
     "name": "tiny_reconstruction",
-    "diagnostic": "takes_reconstruction",
+    "diagnostic": "takes_reconstruction:TakesReconstruction",  # the paper's own, in its folder
+    "plugins": [str(REPO / "configs" / "takes2011")],
     "seed": 3,
     "dataset": "weston_nonlinear",
     "kernel": {"name": "rbf", "gamma": "median"},
@@ -479,7 +481,7 @@ def test_diagnose_writes_its_columns_with_the_run_splits_resumes_and_refuses_cha
         assert str(out / f) in res.stdout and (out / f).exists()
     with open(out / "results.csv", newline="") as fh:
         header = next(csv.reader(fh))
-    assert header == get_diagnostic("takes_reconstruction").all_columns()
+    assert header == get_diagnostic(DIAG["diagnostic"], DIAG["plugins"]).all_columns()
     rows = result_dicts(out)
     assert len(rows) == 2 * 2 and {r["learner"] for r in rows} == {"kobl", "kgs"}
     assert {(r["n_train"], r["n_test"], r["status"]) for r in rows} == {("30", "20", "ok")}
