@@ -220,18 +220,14 @@ class Experiment:
     #: labels of the selectors left out by ``--exclude-selector``: not run, not tabulated; the config
     #: hash is that of the whole config, so an excluded run is a subset of the same experiment
     excluded: tuple[str, ...] = ()
-    #: hash of the config with the excluded selectors removed, as fsbench hashed a run with
-    #: ``--exclude-selector`` before exclusions were recorded apart (such a ``run.json`` holds this
-    #: one, and is still resumed); None without exclusions
-    legacy_hash: str | None = field(default=None, compare=False)
 
     @property
     def config_hash(self) -> str:
         return config_hash(self.effective)
 
     def accepts_hash(self, recorded: str | None) -> bool:
-        """Whether a ``run.json``'s config hash is this experiment's (or its pre-exclusion-rule form)."""
-        return recorded is not None and recorded in {self.config_hash, self.legacy_hash}
+        """Whether a ``run.json``'s config hash is this experiment's."""
+        return recorded is not None and recorded == self.config_hash
 
 
 def config_hash(effective: dict[str, Any]) -> str:
@@ -340,21 +336,7 @@ def load_experiment(
         raise ConfigError(path, "selectors", f"--exclude-selector {left_out} leaves no selector")
     if len(kept) == len(exp.selectors):
         return exp
-    legacy = copy.deepcopy(exp.effective)
-    legacy["selectors"] = [
-        x for x in legacy["selectors"] if not _selector_names(x) & exclude
-    ]  # the effective config as fsbench hashed an excluded run before exclusions were recorded apart
-    return replace(
-        exp,
-        selectors=kept,
-        excluded=tuple(s.label for s in exp.selectors if s not in kept),
-        legacy_hash=config_hash(legacy),
-    )
-
-
-def _selector_names(entry: Any) -> set:
-    """The names an ``--exclude-selector`` value matches in a raw ``selectors`` entry."""
-    return {entry} if isinstance(entry, str) else {entry.get("label"), entry.get("name")}
+    return replace(exp, selectors=kept, excluded=tuple(s.label for s in exp.selectors if s not in kept))
 
 
 def thin_grid(values: list, k: int) -> list:

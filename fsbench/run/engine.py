@@ -445,7 +445,7 @@ def run_experiment(
                     progress(skipped, len(tasks))
                 previous.update(n_tasks=len(tasks), n_done=n_done, n_failed=n_failed)
                 previous["excluded_selectors"] = list(exp.excluded)
-                # an excluded run of an older fsbench, or added selectors with no task: the hash and the
+                # added selectors with no task yet (or excluded ones): the hash and the
                 # config it is the hash of are updated together
                 previous["config_hash"] = exp.config_hash
                 previous["effective_config"] = exp.effective

@@ -419,27 +419,6 @@ def test_an_excluded_selector_is_not_checked_and_messages_keep_the_file_position
     assert res.exit_code == 0 and "(0 resumed, 3 run, 0 failed)" in res.stdout
 
 
-def test_an_excluded_run_of_an_older_fsbench_is_still_resumed(tmp_path, pinned_commit):
-    from fsbench.config import load_experiment
-
-    cfg = write(tmp_path / "c.yaml", selectors=["fisher", {"name": "sas", "params": {"max_iter": 20}}])
-    out = tmp_path / "out"
-    assert cli("run", cfg, "--out", out, "--no-progress", "--exclude-selector", "sas").exit_code == 0
-    run_json = out / "run.json"
-    info = json.loads(run_json.read_text())
-    exp = load_experiment(cfg, {"exclude_selectors": ["sas"]})
-    info["config_hash"] = exp.legacy_hash  # what fsbench recorded before exclusions were kept apart
-    assert exp.legacy_hash != exp.config_hash
-    run_json.write_text(json.dumps(info))
-    res = cli("run", cfg, "--out", out, "--no-progress", "--exclude-selector", "sas")
-    assert (
-        res.exit_code == 0
-        and "(3 resumed, 0 run, 0 failed)" in res.stdout
-        and "(excluded: sas)" in res.stdout
-    )
-    assert json.loads(run_json.read_text())["config_hash"] == exp.config_hash
-
-
 # --------------------------------------------------------------------------- user code hash
 def test_changed_user_source_is_refused_on_resume_unless_allowed(tmp_path, plug, pinned_commit):
     """The researcher fixes their selector and retries its failed task: tasks computed by two versions
