@@ -2,7 +2,7 @@
 
 For a track config (default ``configs/benchmark/highdim.yaml``) and one of its datasets (default: the one
 with the largest N·D), the first task (repeat 0) of every selector is run as the runner runs it
-(:func:`fsbench.run.backends._run_one`: one BLAS thread, the task's own split and seed), each in its own
+(:func:`fsbench.run.backends.run_one`: one BLAS thread, the task's own split and seed), each in its own
 process with a time limit, and its selection CPU seconds (``fit_cpu_s``) recorded. A selector over the limit
 is reported as such: its cost per fit is then at least the limit. What a track may include is decided from
 these numbers, stated with them in the track's notes.
@@ -20,14 +20,14 @@ from pathlib import Path
 
 from fsbench.config import load_experiment
 from fsbench.data import get_card
-from fsbench.run.backends import _run_one
+from fsbench.run.backends import run_one
 from fsbench.run.plan import expand
 
 OUT = Path(__file__).parent / "results"
 
 
 def _child(task, queue) -> None:
-    res = _run_one(task)
+    res = run_one(task)
     rows = res.rows or [{}]
     queue.put(
         {"status": res.status, "fit_cpu_s": rows[0].get("fit_cpu_s"), "message": rows[0].get("message")}

@@ -28,7 +28,7 @@ KNOWN: frozenset[tuple[str, str, str]] = frozenset(
         ("fsbench/cli.py", "fsbench.algorithms.registry", "_SELECTORS"),
         ("fsbench/protocol.py", "fsbench.resampling", "_take"),
         # one concern in two files: the claim checks were split out of claims.py, the cell comparison's
-        # context and rank tables are compare's, the run backends are the engine's
+        # context and rank tables are compare's
         ("fsbench/papers/claims.py", "fsbench.papers.checks", "_check_compare_experiments"),
         ("fsbench/papers/claims.py", "fsbench.papers.checks", "_check_rank_share"),
         ("fsbench/papers/claims.py", "fsbench.papers.checks", "_check_ratio"),
@@ -40,14 +40,6 @@ KNOWN: frozenset[tuple[str, str, str]] = frozenset(
         ("fsbench/papers/claims.py", "fsbench.papers.checks", "_x_label"),
         ("fsbench/papers/compare.py", "fsbench.papers.cells", "_Ctx"),
         ("fsbench/papers/compare.py", "fsbench.papers.cells", "_compare_rank_table"),
-        ("fsbench/run/engine.py", "fsbench.run.backends", "_connect_scheduler"),
-        ("fsbench/run/engine.py", "fsbench.run.backends", "_dask_local"),
-        ("fsbench/run/engine.py", "fsbench.run.backends", "_dask_results"),
-        ("fsbench/run/engine.py", "fsbench.run.backends", "_local_results"),
-        ("fsbench/run/engine.py", "fsbench.run.backends", "_run_one"),
-        ("fsbench/run/engine.py", "fsbench.run.backends", "_threading_results"),
-        # not yet renamed (issue 36, item 3)
-        ("fsbench/results/fractions.py", "fsbench.results.stats_compare", "_full_set_sizes"),
     }
 )
 

@@ -30,7 +30,7 @@ from fsbench.config_files import fraction_size
 from fsbench.results.compare import Comparison, compare_selectors
 from fsbench.results.loading import ResultSet
 from fsbench.results.pairing import split_columns_of
-from fsbench.results.stats_compare import CompareError, _full_set_sizes
+from fsbench.results.stats_compare import CompareError, full_set_sizes
 from fsbench.results.ties import at_resolution
 
 
@@ -97,7 +97,7 @@ def complete_selectors(sets: Sequence[ResultSet]) -> tuple[list[str], dict[str, 
 
 def dataset_sizes(sets: Sequence[ResultSet]) -> dict[tuple[str, str], int]:
     """D per (source, dataset): from the rankings' order length, else from the baseline's S."""
-    return _full_set_sizes(list(sets))
+    return full_set_sizes(list(sets))
 
 
 def compare_at_fractions(

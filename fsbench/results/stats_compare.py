@@ -628,7 +628,7 @@ class Blocks:
     splits: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
-def _full_set_sizes(sets: list[ResultSet]) -> dict[tuple[str, str], int]:
+def full_set_sizes(sets: list[ResultSet]) -> dict[tuple[str, str], int]:
     """D per (source, dataset): from the rankings' order length, else from the baseline's S."""
     sizes: dict[tuple[str, str], int] = {}
     for s in sets:
@@ -711,7 +711,7 @@ def build_blocks(
     if fraction is not None:
         d = _at_fraction(d, sets, fraction, notes)
     if not keep_full and not baseline & set(chosen):
-        sizes = _full_set_sizes(sets)
+        sizes = full_set_sizes(sets)
         full = np.array(
             [
                 sizes.get((src, str(ds))) == s
@@ -757,7 +757,7 @@ def _at_fraction(d: pd.DataFrame, sets: list[ResultSet], fraction: float, notes:
     """The rows of ``d`` at S = ``fraction_size(fraction, D)`` of their (source, dataset); notes the rest."""
     if not 0 < fraction <= 1:
         raise CompareError(f"--fraction must be in (0, 1], got {fraction}")
-    sizes = _full_set_sizes(sets)
+    sizes = full_set_sizes(sets)
     target = [sizes.get((src, str(ds))) for src, ds in zip(d["source"], d["dataset"])]
     unknown = sorted({str(ds) for ds, t in zip(d["dataset"], target) if t is None})
     if unknown:

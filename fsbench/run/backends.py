@@ -1,9 +1,9 @@
 """Execution backends: they run tasks and yield each task's result as it comes.
 
-Local worker processes (loky, :func:`_local_results`: a task whose process dies is found and recorded as
-failed, the pool restarted), threads of this process (:func:`_threading_results`) and dask futures
-(:func:`_dask_results`, on a running cluster or a :func:`_dask_local` one). Every task runs in
-:func:`_run_one` with one BLAS thread.
+Local worker processes (loky, :func:`local_results`: a task whose process dies is found and recorded as
+failed, the pool restarted), threads of this process (:func:`threading_results`) and dask futures
+(:func:`dask_results`, on a running cluster or a :func:`dask_local` one). Every task runs in
+:func:`run_one` with one BLAS thread.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def _worker_env() -> dict[str, str | None]:
     return env
 
 
-def _run_one(task: Task, env: dict[str, str | None] | None = None, crash_log: str | None = None):
+def run_one(task: Task, env: dict[str, str | None] | None = None, crash_log: str | None = None):
     """Worker entry point: one BLAS thread per task, on every backend; freed N×N temporaries reused.
 
     ``env`` is applied first (local workers); ``crash_log`` is a file the fault handler writes to if
@@ -131,7 +131,7 @@ def _submit_until_crash(
         while queue and len(in_flight) < jobs:
             task = queue.popleft()
             try:
-                fut = executor.submit(_run_one, task, env, str(_crash_log(crash_dir, task)))
+                fut = executor.submit(run_one, task, env, str(_crash_log(crash_dir, task)))
             except (BrokenProcessPool, RuntimeError) as exc:  # the pool broke since the last result
                 queue.appendleft(task)
                 if not in_flight:
@@ -162,7 +162,7 @@ def _submit_until_crash(
     return None
 
 
-def _local_results(todo: list[Task], jobs: int, crash_dir: Path) -> Iterator[TaskResult]:
+def local_results(todo: list[Task], jobs: int, crash_dir: Path) -> Iterator[TaskResult]:
     """Run ``todo`` in ``jobs`` worker processes (loky), yielding each task's result when it comes.
 
     With ``jobs`` = 1 too the tasks run in a worker process, not in this one: a selector that kills
@@ -200,24 +200,24 @@ def _local_results(todo: list[Task], jobs: int, crash_dir: Path) -> Iterator[Tas
                 yield _crashed(t, again[1], _read_crash_log(crash_dir, t))
 
 
-def _threading_results(todo: list[Task], jobs: int) -> Iterator[TaskResult]:
+def threading_results(todo: list[Task], jobs: int) -> Iterator[TaskResult]:
     """Threads of this process (joblib): no protection against a crash."""
     par = joblib.Parallel(n_jobs=jobs, backend="threading", return_as="generator_unordered", batch_size=1)
-    yield from par(joblib.delayed(_run_one)(t) for t in todo)
+    yield from par(joblib.delayed(run_one)(t) for t in todo)
 
 
-def _dask_results(client, todo: list[Task]) -> Iterator[TaskResult]:
+def dask_results(client, todo: list[Task]) -> Iterator[TaskResult]:
     """One dask future per task. A task whose workers died (distributed gives up after
     ``distributed.scheduler.allowed-failures`` deaths with ``KilledWorker``) or that raised outside
     run_task is recorded as failed; a future the cluster lost stops the run.
 
     On a cluster with the scheduler's defaults (3 allowed failures, up to 2 tasks per worker thread),
     a task queued behind the culprit on the same worker may be blamed too; ``--retry-failed`` runs
-    it again. ``--backend dask-local`` configures its scheduler so that it is not (:func:`_dask_local`).
+    it again. ``--backend dask-local`` configures its scheduler so that it is not (:func:`dask_local`).
     """
     from distributed import KilledWorker, as_completed  # optional dependency (fsbench[dask]): lazy
 
-    futures = client.map(_run_one, todo, pure=False)
+    futures = client.map(run_one, todo, pure=False)
     by_key = {f.key: t for f, t in zip(futures, todo)}
     for fut in as_completed(futures):
         task = by_key.pop(fut.key)
@@ -232,7 +232,7 @@ def _dask_results(client, todo: list[Task]) -> Iterator[TaskResult]:
         yield fut.result()  # raises if the cluster lost the task: the run stops (RunError)
 
 
-def _connect_scheduler(address: str):
+def connect_scheduler(address: str):
     """A dask Client of the scheduler at ``address``, or RunError within :data:`SCHEDULER_TIMEOUT`."""
     from dask.distributed import Client  # optional dependency (fsbench[dask]): lazy
 
@@ -246,7 +246,7 @@ def _connect_scheduler(address: str):
 
 
 @contextlib.contextmanager
-def _dask_local(workers: int | None) -> Iterator[Any]:
+def dask_local(workers: int | None) -> Iterator[Any]:
     """A LocalCluster of single-threaded worker processes and its client (closed afterwards).
 
     Its scheduler sends each worker one task at a time (``worker-saturation`` 1.0) and gives up on a

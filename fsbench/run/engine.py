@@ -37,7 +37,7 @@ task; :func:`check_backend_options` and :func:`check_output` do the same for the
 Tasks run in worker processes (loky, also for ``--jobs 1``; or dask futures), one task per future: an
 exception inside a task is recorded by :func:`fsbench.protocol.run_task` with its traceback, and a
 task whose process dies (segfault, out-of-memory kill) is recorded as failed by
-:func:`_local_results` / :func:`_dask_results`; either way the other tasks go on. Ctrl-C and SIGTERM
+:func:`local_results` / :func:`dask_results`; either way the other tasks go on. Ctrl-C and SIGTERM
 stop the run (exit 130) and kill its loky workers; after ``kill -9`` they end by themselves within
 seconds (:func:`fsbench.processes.watch_parent`).
 """
@@ -59,12 +59,12 @@ from fsbench.protocol import Task
 from fsbench.results.schema import SCHEMA_VERSION
 from fsbench.results.table_files import TABLE_FILE_NAMES
 from fsbench.run.backends import (
-    _connect_scheduler,
-    _dask_local,
-    _dask_results,
-    _local_results,
-    _run_one,
-    _threading_results,
+    connect_scheduler,
+    dask_local,
+    dask_results,
+    local_results,
+    run_one,
+    threading_results,
 )
 from fsbench.run.checks import check_backend_options, check_output
 from fsbench.run.code import changed_modules, closure, code_hash, commit_known, git_reader, selector_roots
@@ -391,7 +391,7 @@ def run_experiment(
     check_output(out)
     with contextlib.ExitStack() as stack:  # the dask client / local cluster, closed at the end
         # connected before the output directory is created: an unreachable scheduler leaves nothing
-        client = stack.enter_context(_connect_scheduler(scheduler)) if backend == "dask" else None
+        client = stack.enter_context(connect_scheduler(scheduler)) if backend == "dask" else None
         commit, dirty = git_commit()
         sources = plugin_sources(exp)
         try:
@@ -463,13 +463,13 @@ def run_experiment(
                 progress(skipped, len(tasks))
             if todo:
                 if backend == "loky":
-                    results = _local_results(todo, jobs, store.dir)
+                    results = local_results(todo, jobs, store.dir)
                 elif backend == "threading":
-                    results = _threading_results(todo, jobs)
+                    results = threading_results(todo, jobs)
                 else:
                     if client is None:  # dask-local: started only when there is work
-                        client = stack.enter_context(_dask_local(workers))
-                    results = _dask_results(client, todo)
+                        client = stack.enter_context(dask_local(workers))
+                    results = dask_results(client, todo)
                 last_flush = time.monotonic()
                 done_count = skipped
                 group_of = {t.task_id: (t.dataset, t.kernel.name, t.selector.label) for t in todo}
@@ -663,7 +663,7 @@ def _estimate(result: DryRun, tasks: list[Task], jobs: int, sample: int) -> None
         secs = []
         for _ in range(sample):
             t0 = time.perf_counter()
-            res = _run_one(big)
+            res = run_one(big)
             secs.append(time.perf_counter() - t0)
         sec = sorted(secs)[len(secs) // 2]
         est_total += sec * len(ts)

@@ -12,7 +12,7 @@ they end with the run.
   loky's resource tracker ends by itself once no process holds its pipe, i.e. with the last worker.
   An interrupted run (Ctrl-C, or SIGTERM turned into the same :class:`KeyboardInterrupt` by
   :func:`sigterm_as_interrupt`) kills its workers at once (``shutdown(kill_workers=True)``, in
-  :func:`fsbench.run.backends._local_results`) instead of waiting for the tasks in flight.
+  :func:`fsbench.run.backends.local_results`) instead of waiting for the tasks in flight.
 """
 
 from __future__ import annotations

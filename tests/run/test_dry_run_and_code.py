@@ -86,8 +86,8 @@ def _no_task_may_run(monkeypatch: pytest.MonkeyPatch) -> None:
         raise AssertionError("a dry run ran a task")
 
     for module, attr in (
-        (fsbench.run.engine, "_run_one"),
-        (fsbench.run.backends, "_run_one"),
+        (fsbench.run.engine, "run_one"),
+        (fsbench.run.backends, "run_one"),
         (fsbench.run.backends, "run_task"),
         (fsbench.protocol, "run_task"),
     ):
