@@ -356,7 +356,7 @@ def sections(ctx: ReportContext) -> list[str]:
         if (d / "figures" / "summary.csv").exists()
     }
     if figdirs:
-        label = {"quarter": "median/4", "median": "median"}
+        label = {"quarter": "median/4", "half": "median/2", "median": "median"}
         summaries = {label.get(k, k): pd.read_csv(d / "figures" / "summary.csv") for k, d in figdirs.items()}
         summaries = dict(sorted(summaries.items(), key=lambda kv: kv[0] != GAMMA_MAIN))
         parts += [
