@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import pytest
 import yaml
 
@@ -225,3 +226,35 @@ class Gate(BaseSelector):
         while X.shape[1] > 4 and self.gate and Path(self.gate).exists() and time.monotonic() < end:
             time.sleep(0.05)
         self.ranking_ = ranking_from_order(np.arange(X.shape[1]))
+
+
+def cell_rows(
+    experiment: str,
+    selector: str,
+    mean: float,
+    dataset: str = "toy",
+    n: int = 10,
+    spread: float = 0.005,
+    name: str | None = None,
+    **extra: Any,
+) -> pd.DataFrame:
+    """Result rows of one selector in one (dataset, S = 5) cell: ``n`` repeats whose errors lie evenly in
+    ``mean ± spread`` (deterministic, no RNG); ``name`` = the registry name (default: the label); ``extra``
+    are more constant columns (e.g. ``fit_cpu_s``)."""
+    return pd.DataFrame(
+        {
+            "experiment": experiment,
+            "dataset": dataset,
+            "kernel": "rbf",
+            "n_train": 100,
+            "n_features": 5,
+            "selector": selector,
+            "selector_name": name or selector,
+            "repeat": np.arange(n),
+            "split_seed": np.arange(n) + 1000,
+            "error": mean + np.linspace(-spread, spread, n),
+            **extra,
+            "status": "ok",
+            "task_id": [f"{experiment}-{selector}-{dataset}-{i}" for i in range(n)],
+        }
+    )

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
+from conftest import cell_rows
 
 from fsbench.papers.checks import FAILS, HOLDS, NOT_EVALUABLE
 from fsbench.papers.compare import compare_values
@@ -28,22 +28,7 @@ def _rows(
     experiment: str, selector: str, mean: float, dataset: str, name: str | None = None, n: int = 10
 ) -> pd.DataFrame:
     # deterministic errors around `mean` (no RNG); `name` = the selector's registry name (default: the label)
-    return pd.DataFrame(
-        {
-            "experiment": experiment,
-            "dataset": dataset,
-            "kernel": "rbf",
-            "n_train": 100,
-            "n_features": 5,
-            "selector": selector,
-            "selector_name": name or selector,
-            "repeat": np.arange(n),
-            "split_seed": np.arange(n) + 1000,
-            "error": mean + np.linspace(-0.005, 0.005, n),
-            "status": "ok",
-            "task_id": [f"{experiment}-{selector}-{dataset}-{i}" for i in range(n)],
-        }
-    )
+    return cell_rows(experiment, selector, mean, dataset=dataset, n=n, name=name)
 
 
 def _claim(cid: str, figure: str, a: str, b: str) -> dict:

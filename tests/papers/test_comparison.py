@@ -19,9 +19,9 @@ import math
 import re
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
+from conftest import cell_rows
 
 from fsbench.papers import checks, readings
 from fsbench.papers.cells import CellResult
@@ -42,23 +42,7 @@ PAPERS = sorted(p.parent.name for p in (ROOT / "results").glob(f"*/{comparison_f
 
 def _rows(experiment: str, selector: str, mean: float, dataset: str = "toy", n: int = 10) -> pd.DataFrame:
     # deterministic errors around `mean` (no RNG): std ≈ 0.3 points
-    return pd.DataFrame(
-        {
-            "experiment": experiment,
-            "dataset": dataset,
-            "kernel": "rbf",
-            "n_train": 100,
-            "n_features": 5,
-            "selector": selector,
-            "selector_name": selector,
-            "repeat": np.arange(n),
-            "split_seed": np.arange(n) + 1000,
-            "error": mean + np.linspace(-0.005, 0.005, n),
-            "fit_cpu_s": 1.0,
-            "status": "ok",
-            "task_id": [f"{experiment}-{selector}-{i}" for i in range(n)],
-        }
-    )
+    return cell_rows(experiment, selector, mean, dataset=dataset, n=n, fit_cpu_s=1.0)
 
 
 #: A made-up paper: a table compared (one cell agrees, one differs and is explained by a reading, one

@@ -6,9 +6,9 @@ import json
 import re
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
+from conftest import cell_rows
 
 from fsbench.papers.cells import compare_table
 from fsbench.papers.compare import compare_values
@@ -35,23 +35,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _rows(experiment: str, selector: str, mean: float, n: int = 30, dataset: str = "toy") -> pd.DataFrame:
     # errors spread evenly around `mean` (std ≈ 0.6 points): deterministic, no RNG
-    err = mean + np.linspace(-0.01, 0.01, n)
-    return pd.DataFrame(
-        {
-            "experiment": experiment,
-            "dataset": dataset,
-            "kernel": "rbf",
-            "n_train": 100,
-            "n_features": 5,
-            "selector": selector,
-            "selector_name": selector,
-            "repeat": np.arange(n),
-            "split_seed": np.arange(n) + 1000,
-            "error": err,
-            "status": "ok",
-            "task_id": [f"{experiment}-{selector}-{i}" for i in range(n)],
-        }
-    )
+    return cell_rows(experiment, selector, mean, dataset=dataset, n=n, spread=0.01)
 
 
 TABLE = {
