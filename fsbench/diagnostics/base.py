@@ -12,7 +12,7 @@ config hash and commit rule, and a ``results.csv`` whose columns the diagnostic 
 run, :meth:`Diagnostic.render` writes its derived outputs (tables, figures) from ``results.csv``.
 
 To add one: subclass :class:`Diagnostic` in a module of one's own — a paper's diagnostic lives in the
-paper's folder (``configs/takes2011/takes_reconstruction.py``) — and name it in the config as
+paper's folder (``configs/<paper>/<module>.py``) — and name it in the config as
 ``diagnostic: module:Class`` with the module's folder in ``plugins`` (:mod:`fsbench.diagnostics.registry`).
 """
 

@@ -2,8 +2,8 @@
 
 A diagnostic is named as ``module:Class`` (a :class:`~fsbench.diagnostics.base.Diagnostic` subclass),
 imported from the config's ``plugins`` directories (relative to the config file) or from any installed
-package. A paper's own diagnostic lives in the paper's folder: ``configs/takes2011/takes_reconstruction.py``
-is run by ``diagnostic: takes_reconstruction:TakesReconstruction`` with ``plugins: ["."]``. A diagnostic
+package. A paper's own diagnostic lives in the paper's folder: ``configs/<paper>/my_diagnostic.py`` is run by
+``diagnostic: my_diagnostic:MyDiagnostic`` with ``plugins: ["."]``. A diagnostic
 that serves every paper may also be registered here by a bare name (:data:`DIAGNOSTICS`; none today).
 """
 

@@ -56,7 +56,7 @@ from scipy import stats
 
 from fsbench.config_files import read_config
 from fsbench.results.comparison_file import COMPARISON_FILE, read_comparison_file
-from fsbench.results.loading import baseline_labels, find_result_dirs, read_results
+from fsbench.results.loading import baseline_labels, find_result_dirs, read_results, read_table
 from fsbench.results.run_state import read_run_json
 from fsbench.results.table_files import table_file
 from fsbench.stats import loglog_slope
@@ -820,8 +820,8 @@ def groups(
 @fact("csv", "file", "column")
 def csv_value(ctx: FactContext, file: str, column: str, **filters: str) -> Value:
     """The value of ``column`` in the one row of a committed CSV file (relative to the repository root,
-    e.g. a report's ``results/paul2015/stability.csv``) that the ``column=value`` filters select."""
-    df = ctx.cached(("csv", file), lambda: pd.read_csv(ctx.root / file))
+    e.g. a report's ``results/<paper>/stability.csv``) that the ``column=value`` filters select."""
+    df = ctx.cached(("csv", file), lambda: read_table(ctx.root / file))
     if column not in df.columns:
         raise FactError(f"{file}: no column {column!r}")
     rows = df[_filter_mask(df, filters, file)]

@@ -255,6 +255,13 @@ def primary_rows(df: pd.DataFrame) -> pd.DataFrame:
     return df[df["classifier"] == first].reset_index(drop=True)
 
 
+def read_table(path: Path | str) -> pd.DataFrame:
+    """A derived table a producer wrote (a CSV under a results folder, e.g. ``recovery_who_finds.csv`` or a
+    report's ``stability.csv``), as pandas reads it: the one place besides the result tables where a CSV of
+    the results is read."""
+    return pd.read_csv(path)
+
+
 def read_run(path: Path | str) -> dict:
     """``run.json`` of a result directory (an empty dict where the run wrote none)."""
     f = Path(path) / "run.json"

@@ -5,14 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pandas as pd
-
 from fsbench.results.crossdataset.common import ALPHA, Links, fig, frac, pct
 from fsbench.results.fractions import (
     at_fractions,
 )
 from fsbench.results.ground_truth import ground_truth_tables, write_recovery_tables
-from fsbench.results.loading import ResultSet
+from fsbench.results.loading import ResultSet, read_table
 from fsbench.results.similarity import cluster_order, plot_similarity, ranking_similarity
 from fsbench.results.stability import stability_table
 from fsbench.results.tables import md_table, write_table
@@ -125,7 +123,7 @@ def recovery_section(ctx: Links, parts: list[ResultSet], out: Path) -> list[str]
     files = write_recovery_tables(parts, out)
     if not files:  # no dataset with known relevant features (the high-dimensional track): no section
         return []
-    who = pd.read_csv(out / "recovery_who_finds.csv")
+    who = read_table(out / "recovery_who_finds.csv")  # as written, so the summary matches the linked file
     rows = []
     for ds, g in who.groupby("dataset", sort=True):
         g = g.reset_index(drop=True)  # best first (who_finds_table's order)
