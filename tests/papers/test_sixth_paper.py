@@ -110,10 +110,7 @@ def test_sixth_paper_report_has_the_comparison_and_the_claim_verdict(sixth):
 
 def test_sixth_paper_notes_hooks_and_layout_are_data_of_the_folder(sixth, tmp_path):
     paper, results = sixth
-    folder = tmp_path / "sixth"
-    folder.mkdir()
-    for f in paper.iterdir():
-        (folder / f.name).write_text(f.read_text())
+    folder = shutil.copytree(paper, tmp_path / "sixth")  # the folder's own copy, changed below
     (folder / "notes.md").write_text("## Why we differ (hand-written)\n\nBecause of three draws.\n")
     (folder / "hooks.py").write_text(HOOKS)
     with (folder / "paper_values.yaml").open("a") as fh:
@@ -150,10 +147,7 @@ def test_unknown_paper_and_unknown_section_are_one_line_errors(sixth, tmp_path):
 def test_sixth_paper_declares_producers_without_hooks(sixth, tmp_path):
     """A producer is declared data: a metric against k and a fixed line, in the order given, no hooks.py."""
     paper, results = sixth
-    folder = tmp_path / "sixth"
-    folder.mkdir()
-    for f in paper.iterdir():
-        (folder / f.name).write_text(f.read_text())
+    folder = shutil.copytree(paper, tmp_path / "sixth")  # the folder's own copy, changed below
     with (folder / "paper_values.yaml").open("a") as fh:
         fh.write(
             "report:\n  sections: [producers, comparison]\n  producers:\n"
