@@ -169,7 +169,7 @@ def test_sixth_paper_declares_producers_without_hooks(sixth, tmp_path):
     ("declared", "message"),
     [
         ("[{kind: curves}]", "report.producers[0]: unknown producer kind 'curves'; known:"),
-        ("[{kind: timing_vs_n, run: t, heading: h, colour: red}]", "producer 'timing_vs_n' takes no ['colour']"),
+        ("[{kind: timing_vs_n, run: t, heading: h, dpi: 9}]", "producer 'timing_vs_n' takes no ['dpi']"),
         ("[{kind: timing_vs_n, heading: h}]", "producer 'timing_vs_n' needs ['run']"),
         ("[timing_vs_n]", "report.producers[0]: expected a mapping with a 'kind' key"),
     ],
