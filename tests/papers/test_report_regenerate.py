@@ -96,4 +96,3 @@ def test_committed_report_regenerates_and_its_html_shows_every_figure(paper, tmp
     # every figure of the folder is on the page (linked beside it; the CD diagram is embedded)
     pngs = sorted(p.relative_to(dst).as_posix() for p in dst.rglob("*.png"))
     assert sorted(s for s in page.images if not s.startswith("data:")) == pngs
-
