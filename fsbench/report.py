@@ -31,7 +31,7 @@ from fsbench.papers.folder import PaperFolder, ReportContext, report_layout
 from fsbench.papers.page import runs_table
 from fsbench.papers.render import render_comparison
 from fsbench.papers.values import PAPER_VALUES
-from fsbench.plots import plot_results
+from fsbench.plots.experiment import plot_results
 from fsbench.results.crossdataset import cross_dataset_sections
 from fsbench.results.crossdataset.common import ANALYSIS
 from fsbench.results.experiment_tables import (
@@ -43,9 +43,9 @@ from fsbench.results.experiment_tables import (
 from fsbench.results.loading import Results, read_results, read_run
 from fsbench.results.producers import run_producers
 from fsbench.results.schema import BASELINE
+from fsbench.results.stats import paired_summary, paired_ttests, rank_shares, summary
 from fsbench.results.tables import md_table
 from fsbench.results.ties import at_resolution
-from fsbench.stats import paired_summary, paired_ttests, rank_shares, summary
 
 
 def _shown(d: Path, root: Path) -> str:

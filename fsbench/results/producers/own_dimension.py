@@ -23,9 +23,9 @@ import pandas as pd
 from fsbench.results.loading import read_table
 from fsbench.results.pairing import paired_cells
 from fsbench.results.producers.registry import ProducerContext, register
+from fsbench.results.stats import paired_t
 from fsbench.results.table_files import has_table
 from fsbench.results.tables import md_table, save_figure
-from fsbench.stats import paired_t
 
 
 def load(df: pd.DataFrame, run: Mapping[str, Any]) -> tuple[pd.DataFrame, list[int]]:
