@@ -54,7 +54,7 @@ from matplotlib.image import imread
 from fsbench.diagnostics.registry import render_result_dir
 from fsbench.papers.folder import HOOKS_FILE, NOTES_FILE, PaperFolder
 from fsbench.papers.values import PAPER_VALUES  # in configs/<paper>/: present = compared with the paper
-from fsbench.plots import plot_results
+from fsbench.plots.experiment import plot_results
 from fsbench.processes import worker_pool
 from fsbench.report import write_report
 from fsbench.results.loading import find_result_dirs, is_diagnostic

@@ -625,7 +625,7 @@ def plot(
 ) -> None:
     """Error-vs-S and error-vs-n_train curves (test error in %), CPU time vs n or D (log-log, fitted
     exponent), CPU-time tables (PNG, PDF, MD, CSV); progress on stderr."""
-    from fsbench.plots import PlotError, parse_selectors, plot_results
+    from fsbench.plots.experiment import PlotError, parse_selectors, plot_results
 
     wanted = parse_selectors([*(selector or []), *([selectors] if selectors else [])])
     try:

@@ -45,6 +45,7 @@ RANKING_STORES = ("full", "top")
 #: ``--jobs`` and is left out of the config hash, since it cannot change a result.
 TOP_KEYS = {
     "name",
+    "track",
     "description",
     "paper",
     "notes",
@@ -59,9 +60,10 @@ TOP_KEYS = {
 #: A diagnostic config (``fsbench diagnose``) has the same keys, ``diagnostic`` and its ``settings``;
 #: ``selectors`` is optional there.
 DIAGNOSTIC_KEYS = TOP_KEYS | {"diagnostic", "settings"}
-#: Keys that do not enter the config hash (they cannot change a result). ``plugins`` (directories put on
+#: Keys that do not enter the config hash (they cannot change a result; ``track`` only groups result
+#: directories in a cross-dataset report, :mod:`fsbench.results.tracks`). ``plugins`` (directories put on
 #: ``sys.path`` for the user's selector classes) is hashed: another directory may hold other code.
-UNHASHED_KEYS = {"jobs"}
+UNHASHED_KEYS = {"jobs", "track"}
 PROTOCOL_KEYS = {
     "n_train",
     "n_test",
@@ -374,7 +376,7 @@ def parse_experiment(
     name = v.req(raw, "name", "", str)
     if not name or any(c in name for c in "/\\") or name.startswith("."):
         raise ConfigError(source, "name", f"expected a non-empty name without '/', got {name!r}")
-    for k in ("description", "paper", "notes"):
+    for k in ("description", "paper", "notes", "track"):
         if k in raw:
             v.typ(raw[k], k, str)
     seed = raw.get("seed", 0)

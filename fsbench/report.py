@@ -31,7 +31,7 @@ from fsbench.papers.folder import PaperFolder, ReportContext, report_layout
 from fsbench.papers.page import runs_table
 from fsbench.papers.render import render_comparison
 from fsbench.papers.values import PAPER_VALUES
-from fsbench.plots import plot_results
+from fsbench.plots.experiment import plot_results
 from fsbench.results.crossdataset import cross_dataset_sections
 from fsbench.results.crossdataset.common import ANALYSIS
 from fsbench.results.experiment_tables import (
@@ -41,10 +41,11 @@ from fsbench.results.experiment_tables import (
     save_experiment_tables,
 )
 from fsbench.results.loading import Results, read_results, read_run
+from fsbench.results.producers import run_producers
 from fsbench.results.schema import BASELINE
+from fsbench.results.stats import paired_summary, paired_ttests, rank_shares, summary
 from fsbench.results.tables import md_table
 from fsbench.results.ties import at_resolution
-from fsbench.stats import paired_summary, paired_ttests, rank_shares, summary
 
 
 def _shown(d: Path, root: Path) -> str:
@@ -350,6 +351,9 @@ class ReportInputs:
         The stability and ground-truth tables of every result directory.
     hooks : list of str
         The Markdown of the paper's ``hooks`` section (its files written).
+    producers : list of str
+        The Markdown of the producers the layout declares (:mod:`fsbench.results.producers`; their files
+        written).
     cross_dataset : list of str
         The Markdown of the cross-dataset report (:mod:`fsbench.results.crossdataset`; its files written).
     """
@@ -358,6 +362,7 @@ class ReportInputs:
     comparison: PaperComparison | None = None
     tables: list[ExperimentTables] = field(default_factory=list)
     hooks: list[str] = field(default_factory=list)
+    producers: list[str] = field(default_factory=list)
     cross_dataset: list[str] = field(default_factory=list)
 
 
@@ -368,8 +373,8 @@ def produce(results: Results, paper: PaperFolder | None, layout: list[str], root
     ``fsbench build`` draws them all beforehand), ``comparison.json`` beside the report (the object the docs'
     status block and the prose facts read), each directory's stability and ground-truth tables
     (:func:`fsbench.results.experiment_tables.save_experiment_tables`), the cross-dataset report's tables and
-    figures under ``<results>/analysis`` and whatever the paper's hooks write. Only the parts the layout
-    shows.
+    figures under ``<results>/analysis`` and whatever the paper's declared producers and hooks write. Only
+    the parts the layout shows.
     """
     out = ReportInputs()
     if "experiments" in layout or "ranks" in layout:
@@ -385,9 +390,12 @@ def produce(results: Results, paper: PaperFolder | None, layout: list[str], root
     if "analysis" in layout:
         out.tables = experiment_tables(results.sets)
         save_experiment_tables(out.tables)
-    if "hooks" in layout and paper is not None and getattr(paper.hooks, "sections", None) is not None:
-        ctx = ReportContext(results.root, paper.path, root, paper.values, results)
+    ctx = ReportContext(results.root, paper.path, root, paper.values, results) if paper is not None else None
+    if "hooks" in layout and ctx is not None and getattr(paper.hooks, "sections", None) is not None:
         out.hooks = [str(line) for line in paper.hooks.sections(ctx)]
+    if "producers" in layout and ctx is not None:
+        where = f"{paper.path / PAPER_VALUES}: report.producers"
+        out.producers = run_producers(paper.layout.get("producers") or [], ctx, where)
     if "cross_dataset" in layout:
         out.cross_dataset = cross_dataset_sections(results.sets, results.root / ANALYSIS, root)
     return out
@@ -423,6 +431,8 @@ def render_report(
             return [text for _, text, _ in inputs.experiments]
         if name == "hooks":
             return inputs.hooks
+        if name == "producers":
+            return inputs.producers
         if name == "cross_dataset":
             return inputs.cross_dataset
         return analysis_markdown(inputs.tables, root)  # "analysis": stability and ground truth

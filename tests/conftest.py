@@ -30,6 +30,19 @@ import yaml
 from fsbench.algorithms.base import BaseSelector, ranking_from_order, ranking_from_scores
 from fsbench.results.schema import TIMING_COLUMNS
 
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Each pytest-xdist worker gets the machine's cores divided among the workers as BLAS/OpenMP threads
+    (as scikit-learn's own conftest does): ``make test`` runs 2 workers on 2 cores, and 2 BLAS threads
+    each would put 4 spinning threads on 2 cores. A limit, not a pool size: a test may still raise it
+    (``threadpool_limits(2)`` in ``tests/run/test_determinism.py``)."""
+    workers = os.environ.get("PYTEST_XDIST_WORKER_COUNT")
+    if workers:
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(max(1, (os.cpu_count() or 1) // int(workers)))
+
+
 TESTS_DIR = Path(__file__).resolve().parent
 REPO = TESTS_DIR.parent
 _MIRROR_FALLBACK = Path(__file__).resolve().parents[2] / "shared" / "datasets"

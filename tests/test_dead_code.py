@@ -18,8 +18,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-PLOTTING = ("plots.py", "plots_cpu.py", "figure_style.py")
-CHECKED = sorted([*(REPO / "fsbench" / "data").glob("*.py"), *(REPO / "fsbench" / f for f in PLOTTING)])
+CHECKED = sorted([*(REPO / "fsbench" / "data").glob("*.py"), *(REPO / "fsbench" / "plots").glob("*.py")])
 SOURCES = [
     *(REPO / "fsbench").rglob("*.py"),
     *(REPO / "tests").rglob("*.py"),

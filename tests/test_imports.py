@@ -13,8 +13,8 @@ module, of ``fsbench.x`` otherwise. Three rules:
    protocol/evaluation → algorithms / data → kernels), refined into two stacks that ``cli`` and
    ``build`` join:
 
-   * the *table side* reads the files a run wrote and never computes: ``report`` (report, plots,
-     plots_cpu, figure_style) → ``papers`` → ``results`` (results/*, stats), which may also read
+   * the *table side* reads the files a run wrote and never computes: ``report`` (report, plots/*)
+     → ``papers`` → ``results`` (results/*), which may also read
      ``config_files`` (YAML configs and their ``base:`` chains) and ``data`` (dataset cards);
    * the *computing side*: ``run`` → ``diagnostics`` (beside the protocol: tasks the runner runs, which
      may summarise their output through the results model) → ``evaluation`` (protocol, resampling,
@@ -66,11 +66,11 @@ LAYERS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ),
     ),
     "report": (
-        ("fsbench.report", "fsbench.plots", "fsbench.plots_cpu", "fsbench.figure_style"),
+        ("fsbench.report", "fsbench.plots"),
         ("papers", "results", "config_files", "data"),
     ),
     "papers": (("fsbench.papers",), ("results", "config_files", "data")),
-    "results": (("fsbench.results", "fsbench.stats"), ("config_files", "data")),
+    "results": (("fsbench.results",), ("config_files", "data")),
     "run": (("fsbench.run",), ("diagnostics", "evaluation", "config_files", "algorithms", "data")),
     "diagnostics": (
         ("fsbench.diagnostics",),

@@ -1,7 +1,7 @@
 """Private names (a leading underscore) imported across modules of ``fsbench``, read with :mod:`ast`.
 
 A name another module imports is that module's API: it gets a public name (issue 36 renamed the shared
-figure style of :mod:`fsbench.figure_style`: ``new_figure``, ``save_figure``, ...; and the helpers of
+figure style of :mod:`fsbench.plots.style`: ``new_figure``, ``save_figure``, ...; and the helpers of
 :mod:`fsbench.papers.values` and :mod:`fsbench.papers.cells` its neighbours use: ``dataset_entries``,
 ``entry_name``, ``first_sentence``, ``format_p``). :data:`KNOWN` lists the imports left as they are,
 each group with the reason; the test fails on an import not listed, and on a listed one that no longer

@@ -11,6 +11,9 @@ splits of the experiment with the same seed and dataset), the same checksummed t
 config hash and commit rule, and a ``results.csv`` whose columns the diagnostic declares. After the
 run, :meth:`Diagnostic.render` writes its derived outputs (tables, figures) from ``results.csv``.
 
+The runner sees a diagnostic through the task-kind interface of :mod:`fsbench.run.kinds` (selectors of
+the task grid, check, execute, columns, no rankings), as it sees the protocol's select-then-classify task.
+
 To add one: subclass :class:`Diagnostic` in a module of one's own — a paper's diagnostic lives in the
 paper's folder (``configs/<paper>/<module>.py``) — and name it in the config as
 ``diagnostic: module:Class`` with the module's folder in ``plugins`` (:mod:`fsbench.diagnostics.registry`).

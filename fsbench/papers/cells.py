@@ -17,7 +17,7 @@ Units (fsbench's ``results.csv`` has ``error`` in [0, 1]):
   of every CPU-time table are normalised that way (a paper printing seconds of an unstated machine,
   KIFE Table II, included: only ratios compare across machines): ours = mean ``fit_cpu_s`` over
   repeats (one value per fit) / the fastest such mean of the whole table (:func:`normalise_row`);
-* ``rank_share`` (Table VII): :func:`fsbench.stats.rank_shares` in % over the experiments the table
+* ``rank_share`` (Table VII): :func:`fsbench.results.stats.rank_shares` in % over the experiments the table
   lists for each section that are present in the results.
 """
 
@@ -44,7 +44,7 @@ from fsbench.papers.sources import (
 )
 from fsbench.papers.values import DEFAULT_REPEATS, ConfigInfo, dataset_entries, entry_name
 from fsbench.results.paper_values import pm
-from fsbench.stats import rank_shares, welch_from_summary
+from fsbench.results.stats import rank_shares, welch_from_summary
 
 #: Significance level of every test (the paper's Student tests are at 5 %).
 ALPHA = 0.05
@@ -589,7 +589,7 @@ def compare_table(
     **agrees** with the paper when
 
     * the paper gives a std (:func:`judge_with_std`): |ours − paper| ≤ the paper's std, or Welch's
-      t-test from the summary statistics (:func:`fsbench.stats.welch_from_summary`) is not significant
+      t-test from the summary statistics (:func:`fsbench.results.stats.welch_from_summary`) is not significant
       at :data:`ALPHA`, with the paper's n = the ``repeats`` of the experiment's config and ours = our
       repeats;
     * the paper gives no std (:data:`NO_STD_RULES`): error / accuracy / value: |ours − paper| ≤ our std; CPU

@@ -3,7 +3,7 @@
 Part of the claim layer of the paper comparison (render → claims → checks → cells → sources → values):
 :class:`CheckResult` and the statuses; the checks that run tests or compare several experiments —
 ``significant`` / ``not_significant`` / ``not_significantly_worse`` (paired t-tests,
-:func:`fsbench.stats.paired_ttests`), ``ratio`` (geometric mean of a ratio, e.g. a speed-up),
+:func:`fsbench.results.stats.paired_ttests`), ``ratio`` (geometric mean of a ratio, e.g. a speed-up),
 ``compare_experiments`` and ``rank_share``. :mod:`fsbench.papers.claims` dispatches to them; the order,
 level and curve checks are there.
 """
@@ -31,7 +31,7 @@ from fsbench.papers.sources import (
 )
 from fsbench.results.pairing import paired_cells
 from fsbench.results.schema import BASELINE
-from fsbench.stats import CELL, paired_ttests, rank_shares
+from fsbench.results.stats import CELL, paired_ttests, rank_shares
 
 HOLDS, FAILS, NOT_EVALUABLE = "holds", "does not hold", "not evaluable"
 NOT_CHECKABLE = "not machine-checkable"
@@ -87,8 +87,8 @@ def _x_label(x: Any) -> str:
 def paired_rows(rows: pd.DataFrame, met: Metric) -> pd.DataFrame:
     """A check's rows (``_v`` = the metric, ``_x`` = the abscissa) on the splits that every selector among
     them finished, cell by cell (:func:`fsbench.results.pairing.paired_cells`; a cell = the columns of
-    :data:`fsbench.stats.CELL` the rows have, and ``_x``). A per-fit metric (CPU time: one row per fit,
-    :func:`fsbench.papers.sources.one_per_fit`) pairs without S, since a ranker's fit serves every S."""
+    :data:`fsbench.results.stats.CELL` the rows have, and ``_x``). A per-fit metric (CPU time: one row per
+    fit, :func:`fsbench.papers.sources.one_per_fit`) pairs without S, since a ranker's fit serves every S."""
     if rows.empty or "repeat" not in rows.columns:
         return rows
     cell = [c for c in CELL if c in rows.columns and not (met.per_task and c == "n_features")]

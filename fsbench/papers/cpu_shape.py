@@ -6,7 +6,7 @@ which methods are the expensive ones. A paper's ``paper_values.yaml`` may declar
 a rule fixed before looking at the results (format: ``docs/paper-values.md``); this module applies it:
 
 * per method and table, the least-squares slope of :math:`\log t` on :math:`\log x` over the rule's range
-  of x (:func:`fsbench.stats.loglog_slope`), for the paper (its printed values) and for us (the per-x
+  of x (:func:`fsbench.results.stats.loglog_slope`), for the paper (its printed values) and for us (the per-x
   median of ``fit_cpu_s`` over the repeats), with a percentile bootstrap CI that resamples the repeats
   at every x independently (:func:`bootstrap_slope`); ours agrees when it is within the rule's
   tolerance of the paper's;
@@ -29,8 +29,8 @@ import pandas as pd
 from scipy.stats import kendalltau
 
 from fsbench.papers.sources import d_of, experiments_of, one_per_fit, select_rows
+from fsbench.results.stats import loglog_slope
 from fsbench.results.tables import md_table
-from fsbench.stats import loglog_slope
 
 
 @dataclass(frozen=True)

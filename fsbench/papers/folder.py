@@ -9,13 +9,18 @@ A paper is a folder (``configs/<paper>/``, or anywhere else) holding
       report:
         title: "Report: {results}"        # the page's first heading ({results} = results directory name)
         sections: [summary, notes, ranks, comparison, experiments, analysis]   # the default order
+        producers:                        # tables and figures computed from the results, declared
+          - {kind: timing_vs_n, run: timing, heading: "## Fit time vs N"}
 
-  The section names are those of :data:`SECTIONS`; ``cross_dataset`` (not in the default order) is the
+  The section names are those of :data:`SECTIONS`; ``producers`` is the Markdown of the declared
+  producers (:mod:`fsbench.results.producers`: a metric against k, timing against N, own-dimension
+  curves, subset searches), in the order declared; ``cross_dataset`` (not in the default order) is the
   cross-dataset report over every result directory (:mod:`fsbench.results.crossdataset`), which a
   benchmark of one's own puts on its page;
 * ``notes.md`` (optional): the hand-written discussion, inserted verbatim where ``notes`` stands;
-* ``hooks.py`` (optional): only for what data cannot express (a table computed in a paper's own way, a
-  figure of its own). It is loaded by file path (not imported as a package module) and may define
+* ``hooks.py`` (optional): only for what neither data nor a declared producer can express (a table
+  computed in a paper's own way, a figure of its own). It is loaded by file path (not imported as a
+  package module) and may define
 
   ``sections(ctx: ReportContext) -> list[str]``
       Markdown lines for the ``hooks`` place of the layout; it may write files (summaries, figures)
@@ -44,6 +49,7 @@ import pandas as pd
 from fsbench.papers.values import PAPER_VALUES, configs_dir, load_paper_values
 from fsbench.results.facts import strip_markers
 from fsbench.results.loading import Results
+from fsbench.results.producers import check_producers
 
 #: The hand-written discussion of a paper, in its folder.
 NOTES_FILE = "notes.md"
@@ -57,6 +63,7 @@ SECTIONS = (
     "ranks",
     "comparison",
     "hooks",
+    "producers",
     "experiments",
     "analysis",
     "cross_dataset",
@@ -183,6 +190,8 @@ def report_layout(paper: PaperFolder | None) -> tuple[str, list[str]]:
     if unknown:
         where = paper.path / PAPER_VALUES if paper is not None else "the layout"
         raise ValueError(f"{where}: unknown report section(s) {unknown}; known: {', '.join(SECTIONS)}")
+    source = paper.path / PAPER_VALUES if paper is not None else "the layout"
+    check_producers(layout.get("producers") or [], f"{source}: report.producers")
     return str(layout.get("title", DEFAULT_TITLE)), sections
 
 

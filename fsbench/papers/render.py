@@ -141,7 +141,7 @@ def _cpu_table_md(t: TableComparison) -> list[str]:
 
 def _rank_table_md(t: TableComparison) -> list[str]:
     lines = [
-        "Share (%) of cells where the method ranks first / second / lower, ours from `fsbench.stats."
+        "Share (%) of cells where the method ranks first / second / lower, ours from `fsbench.results.stats."
         "rank_shares` over the section's experiments present in these results (fsbench's own methods "
         "only; the paper's §V-C ranks include the external methods). "
         + "; ".join(t.notes)

@@ -58,8 +58,8 @@ from fsbench.config_files import read_config
 from fsbench.results.comparison_file import COMPARISON_FILE, read_comparison_file
 from fsbench.results.loading import baseline_labels, find_result_dirs, read_results, read_table
 from fsbench.results.run_state import read_run_json
+from fsbench.results.stats import loglog_slope
 from fsbench.results.table_files import table_file
-from fsbench.stats import loglog_slope
 
 #: A marker: ``<!-- fact: KEY -->VALUE<!-- /fact -->``; the value is one line without ``<``.
 MARKER = re.compile(r"<!-- fact: (?P<key>[^<>]*?) -->(?P<value>[^<\n]*)<!-- /fact -->")
@@ -469,7 +469,7 @@ def fit_cpu_total(ctx: FactContext, result_dir: str, **filters: str) -> float:
 @fact("cpu_slope", "result_dir", "selector", "n_from")
 def cpu_slope(ctx: FactContext, result_dir: str, selector: str, n_from: str, **filters: str) -> float:
     """Log-log slope of a selector's median fit CPU time (one per task) on the training size, over the
-    sizes from ``n_from`` up (:func:`fsbench.stats.loglog_slope`): its empirical exponent in N."""
+    sizes from ``n_from`` up (:func:`fsbench.results.stats.loglog_slope`): its empirical exponent in N."""
     df = _select(ctx, result_dir, selector, filters)
     df = df[(df["status"] == "ok") & (df["n_train"] >= int(n_from))].drop_duplicates("task_id")
     med = df.groupby("n_train")["fit_cpu_s"].median()

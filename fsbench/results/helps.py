@@ -9,7 +9,7 @@
 
 The rule of a win (stated once, :data:`RULE`): a two-sided paired t-test over the splits (repeats) both
 finished, at alpha = 0.05 — Ramona et al. (2012) compare methods with Student t-tests at the 5 % level
-(:func:`fsbench.stats.paired_t`, whose edge cases are fixed there) — ``win`` when significant and the
+(:func:`fsbench.results.stats.paired_t`, whose edge cases are fixed there) — ``win`` when significant and the
 selector's mean error is lower, ``loss`` when significant and higher, ``tie`` otherwise (means equal at the
 metric's resolution are a tie). The random splits overlap in their training sets, so the test is liberal
 (Nadeau & Bengio 2003): a win is evidence on that dataset's splits, not proof for the dataset. The Wilcoxon
@@ -31,9 +31,9 @@ import pandas as pd
 
 from fsbench.results.pairing import columns, common_splits, groups
 from fsbench.results.schema import BASELINE
+from fsbench.results.stats import paired_t
 from fsbench.results.stats_compare import wilcoxon_pair
 from fsbench.results.ties import at_resolution
-from fsbench.stats import paired_t
 
 #: The rule of a win / tie / loss against all features, as the tables state it.
 RULE = (
@@ -66,7 +66,7 @@ def vs_all_per_dataset(
     alpha : float
         Level of each per-dataset test (not corrected: one decision per dataset, counted, not combined).
     test : {"t", "wilcoxon"}
-        Paired t-test (:func:`fsbench.stats.paired_t`) or Wilcoxon signed-rank
+        Paired t-test (:func:`fsbench.results.stats.paired_t`) or Wilcoxon signed-rank
         (:func:`fsbench.results.stats_compare.wilcoxon_pair`).
     by, block, split, selector, value, status
         Column names.

@@ -1,7 +1,7 @@
 """Ties: the values fsbench ranks, at the metric's resolution.
 
-Every ranking of metric values in fsbench (:func:`fsbench.stats.ranks` and
-:func:`fsbench.stats.rank_shares`, the report's best-in-row marks, ``fsbench compare``'s block ranks,
+Every ranking of metric values in fsbench (:func:`fsbench.results.stats.ranks` and
+:func:`fsbench.results.stats.rank_shares`, the report's best-in-row marks, ``fsbench compare``'s block ranks,
 wins/ties/losses and Wilcoxon differences in :mod:`fsbench.results.stats_compare`) ranks
 :func:`at_resolution` values, the one place the tie rule lives. A mean error is a count of errors over a
 number of test points, but the mean of 30 per-repeat rates carries the rounding of the floating-point sum in

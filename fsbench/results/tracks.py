@@ -1,8 +1,9 @@
 """Tracks of a benchmark and their per-evaluator comparisons across datasets.
 
 A *track* is one protocol run over its own datasets (the benchmark's ``classic``, ``highdim``,
-``scenarios`` … configs): its result directories are told apart by their run's config name
-(``run.json``'s ``effective_config.name``), and the cross-dataset statistics pool only directories of one
+``scenarios`` … configs): its result directories are told apart by their run's config ``track`` key, else
+its config name (``run.json``'s ``effective_config``; the scenario track's p >> n variants run under their
+own config, ``track: scenarios``), and the cross-dataset statistics pool only directories of one
 track. A track sets S either as fractions of D (``n_features: {fraction_of_D: [...]}``; the blocks of a
 fraction are the datasets at the S the fraction resolves to) or on an absolute grid (``n_features: [5, 10,
 ...]``; the blocks of an S are the datasets at that S).
@@ -42,8 +43,9 @@ def _config(rs: ResultSet) -> dict:
 
 
 def track_name(rs: ResultSet, default: str = "benchmark") -> str:
-    """The track of a result directory: its run's config name, else ``default``."""
-    return str(_config(rs).get("name") or default)
+    """The track of a result directory: its run's config ``track``, else its config name, else ``default``."""
+    cfg = _config(rs)
+    return str(cfg.get("track") or cfg.get("name") or default)
 
 
 def s_scheme(rs: ResultSet) -> str:

@@ -25,11 +25,11 @@ import joblib
 from threadpoolctl import threadpool_limits
 
 from fsbench._malloc import tune_malloc
-from fsbench.diagnostics.registry import get_diagnostic
 from fsbench.plugins import activate as activate_plugins
-from fsbench.protocol import Task, TaskResult, failed_result, run_task
+from fsbench.protocol import Task, TaskResult, failed_result
 from fsbench.run.checks import SCHEDULER_TIMEOUT
 from fsbench.run.errors import RunError
+from fsbench.run.kinds import kind_of
 from fsbench.run.workers import death_cause, kill_pool, local_executor, plugin_code
 
 #: Environment variables a local worker takes from this process at every task: a reused worker
@@ -64,10 +64,7 @@ def run_one(task: Task, env: dict[str, str | None] | None = None, crash_log: str
     started = time.perf_counter()
     try:
         with threadpool_limits(limits=1):
-            if task.diagnostic is not None:
-                result = get_diagnostic(task.diagnostic, task.plugins).execute(task)
-            else:
-                result = run_task(task)
+            result = kind_of(task.diagnostic, task.plugins).execute(task)
     finally:
         if log is not None:
             faulthandler.enable()  # back to stderr, as loky set it up

@@ -70,6 +70,7 @@ from fsbench.run.checks import check_backend_options, check_output
 from fsbench.run.code import changed_modules, closure, code_hash, commit_known, git_reader, selector_roots
 from fsbench.run.errors import RunError
 from fsbench.run.eta import GroupEta
+from fsbench.run.kinds import kind_of
 from fsbench.run.lock import RunLock
 from fsbench.run.plan import expand, plugin_sources, validate
 from fsbench.run.provenance import git_commit, package_versions, utc_now
@@ -415,7 +416,9 @@ def run_experiment(
             store.clean_partials()
             tasks = expand(exp, commit, {name: src["sha256"] for name, src in sources.items()})
             if previous is not None:  # same effective config (checked): rows of a fresh clone count
-                store.restore_from_tables((t.task_id for t in tasks), rankings=exp.diagnostic is None)
+                store.restore_from_tables(
+                    (t.task_id for t in tasks), rankings=kind_of(exp.diagnostic, exp.plugins).rankings
+                )
             todo, done = split_done(tasks, store.get, retry_failed)
             skipped = len(tasks) - len(todo)
             now = current_code(exp)
@@ -619,7 +622,9 @@ def dry_run(
             except ValueError:
                 pass  # a corrupt file: a run discards it and computes the task
         if previous is not None:  # what run_experiment restores from the tables
-            for tid, (rows, _) in tasks_in_tables(out, missing, rankings=exp.diagnostic is None).items():
+            for tid, (rows, _) in tasks_in_tables(
+                out, missing, rankings=kind_of(exp.diagnostic, exp.plugins).rankings
+            ).items():
                 found[tid] = {
                     "task_id": tid,
                     "status": rows[0].get("status", ""),

@@ -8,13 +8,13 @@ import numpy as np
 
 from fsbench.algorithms.kernels import parse_gamma
 from fsbench.algorithms.registry import UnknownSelectorError, get_selector, resolve
-from fsbench.config import ConfigError, Experiment, SelectorConfig
+from fsbench.config import ConfigError, Experiment
 from fsbench.data import DatasetError, SyntheticDataset, get_card, open_dataset
-from fsbench.diagnostics.registry import UnknownDiagnosticError, get_diagnostic
 from fsbench.plugins import ContractError, check_class, source_of
 from fsbench.plugins import activate as activate_plugins
 from fsbench.protocol import Task, is_user_class
 from fsbench.resampling import train_size
+from fsbench.run.kinds import kind_of
 from fsbench.run.workers import check_contracts
 
 
@@ -26,12 +26,7 @@ def expand(
     of its source (:func:`plugin_sources`), recorded in its tasks' files."""
     code_hashes = code_hashes or {}
     tasks = []
-    selectors = exp.selectors
-    if exp.diagnostic is not None:
-        diagnostic = get_diagnostic(exp.diagnostic, exp.plugins)
-        if not diagnostic.per_selector:
-            # labelled by the diagnostic's own name (its task ids), however the config names its class
-            selectors = (SelectorConfig(label=f"<{diagnostic.name}>", name=diagnostic.name),)
+    selectors = kind_of(exp.diagnostic, exp.plugins, exp.source).selectors(exp)
     for entry in exp.datasets:
         folds = range(entry.protocol.folds) if entry.protocol.folds else [None]
         for kernel in entry.kernels:
@@ -65,11 +60,7 @@ def expand(
 def validate(exp: Experiment) -> None:
     """Everything that can be checked before any work starts; raises ConfigError / DatasetError."""
     src = exp.source
-    if exp.diagnostic is not None:
-        try:
-            get_diagnostic(exp.diagnostic, exp.plugins).check(exp)
-        except UnknownDiagnosticError as exc:
-            raise ConfigError(src, "diagnostic", str(exc)) from None
+    kind_of(exp.diagnostic, exp.plugins, src).check(exp)
     rankers, user = [], []
     activate_plugins(exp.plugins)
     keys = _selector_keys(exp)

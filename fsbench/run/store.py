@@ -13,7 +13,6 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from fsbench.diagnostics.registry import get_diagnostic
 from fsbench.protocol import Task, TaskResult
 from fsbench.results.run_state import (  # noqa: F401 - re-exported: the runner's names
     RunState,
@@ -22,8 +21,9 @@ from fsbench.results.run_state import (  # noqa: F401 - re-exported: the runner'
     read_task_file,
     run_state,
 )
-from fsbench.results.schema import RANKING_COLUMNS, RESULT_COLUMNS
+from fsbench.results.schema import RANKING_COLUMNS
 from fsbench.results.table_files import open_table, table_file, write_table
+from fsbench.run.kinds import SelectThenClassify, kind_of
 
 _canonical = canonical_json
 
@@ -171,11 +171,8 @@ def write_tables(out: Path, tasks: list[Task], store: TaskStore) -> tuple[int, i
         failed += payload["status"] != "ok"
         rows.extend(sorted(payload["rows"], key=lambda r: r.get("n_features", 0)))
         ranks.append(payload["ranking"])
-    diagnostic = tasks[0].diagnostic if tasks else None
-    if diagnostic is not None:
-        columns = get_diagnostic(diagnostic, tasks[0].plugins).all_columns()
-        write_table(out, "results", _csv_text(rows, columns), atomic_write)
-        return done, failed
-    write_table(out, "results", _csv_text(rows, RESULT_COLUMNS), atomic_write)
-    write_table(out, "rankings", _csv_text(ranks, RANKING_COLUMNS), atomic_write)
+    kind = kind_of(tasks[0].diagnostic, tasks[0].plugins) if tasks else SelectThenClassify()
+    write_table(out, "results", _csv_text(rows, kind.columns()), atomic_write)
+    if kind.rankings:
+        write_table(out, "rankings", _csv_text(ranks, RANKING_COLUMNS), atomic_write)
     return done, failed

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.colors import to_rgba
 
-from fsbench.plots_cpu import figure_cpu_vs
+from fsbench.plots.cpu import figure_cpu_vs
 from fsbench.results.cost import figure_accuracy_vs_time, pareto_front
 from fsbench.results.similarity import NUMBERS_MAX, figure_similarity
 

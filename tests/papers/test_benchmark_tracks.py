@@ -7,6 +7,7 @@ absolute grid of S), on the same three generated datasets, with two evaluators b
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -16,6 +17,7 @@ from scipy import stats
 
 from fsbench.build import build
 from fsbench.config_files import fraction_size
+from fsbench.results.tracks import group_by_track
 
 DATASETS = ["weston_linear", "weston_nonlinear", "scen_xor"]
 SELECTORS = ["all", "fisher", "random_ranking", "relieff"]
@@ -183,3 +185,17 @@ def test_any_collection_gets_the_same_page_with_cross_dataset(built, tmp_path):
     assert plain.exit_code == 0 and "## Tracks" not in (tmp_path / "plain.md").read_text()
     refused = cli("report", REPO / "results" / "benchmark", "--cross-dataset")
     assert refused.exit_code == 2 and "--cross-dataset is for other directories" in refused.stderr
+
+
+def test_a_run_joins_a_track_by_its_track_key():
+    def rs(cfg):
+        return SimpleNamespace(run={"effective_config": cfg})
+
+    sets = [
+        rs({"name": "scenarios"}),
+        rs({"name": "classic"}),
+        rs({"name": "pn", "track": "scenarios"}),
+        rs({}),
+    ]
+    got = {k: len(v) for k, v in group_by_track(sets).items()}
+    assert got == {"benchmark": 1, "classic": 1, "scenarios": 2}

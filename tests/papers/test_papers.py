@@ -24,21 +24,29 @@ from fsbench.classifiers import fit_predict
 from fsbench.config import ConfigError, load_experiment, parse_experiment
 from fsbench.data import open_dataset
 from fsbench.diagnostics.registry import get_diagnostic
-from fsbench.papers.folder import load_hooks
-from fsbench.papers.timing import load_timing, plot_timing, slopes, timing_table
 from fsbench.plugins import activate
 from fsbench.protocol import _metrics
 from fsbench.report import write_report
-from fsbench.results.loading import Results
+from fsbench.results.loading import Results, read_results, read_run
 from fsbench.results.paper_values import paper_cells, read_paper_values
+from fsbench.results.producers.metric_vs_k import kuncheva_vs_k
+from fsbench.results.producers.own_dimension import draw_figures
+from fsbench.results.producers.subsets import choice_summary, search_summary, speedups
+from fsbench.results.producers.timing import load_timing, plot_timing, slopes, timing_table
 from fsbench.run.engine import run_experiment
 
 TAKES_CFG = REPO / "configs" / "takes2011"
 KIFE_CFG = REPO / "configs" / "kife2011"
 RAMONA_CFG = REPO / "configs" / "ramona2012"
-paul2015 = load_hooks(REPO / "configs" / "paul2015" / "hooks.py")
-ring2015 = load_hooks(REPO / "configs" / "ring2015" / "hooks.py")
-takes_hooks = load_hooks(TAKES_CFG / "hooks.py")
+
+
+def declared(paper: Path, kind: str) -> dict:
+    """The first producer of ``kind`` a paper folder declares (its ``report.producers``)."""
+    pv = read_paper_values(paper / "paper_values.yaml")
+    return next(p for p in pv["report"]["producers"] if p["kind"] == kind)
+
+
+RING_CFG = REPO / "configs" / "ring2015"
 #: The papers' own diagnostics, in their folders: named module:Class with the folder as plugins.
 TAKES_DIAG = {"diagnostic": "takes_reconstruction:TakesReconstruction", "plugins": [str(TAKES_CFG)]}
 KIFE_DIAG = {"diagnostic": "kife_projection:KifeProjection", "plugins": [str(KIFE_CFG)]}
@@ -107,7 +115,7 @@ def test_paul_stability_is_kuncheva_below_D_without_the_baseline(tmp_path):
             )
     pd.DataFrame(res).to_csv(tmp_path / "results.csv", index=False)
     pd.DataFrame(ranks).to_csv(tmp_path / "rankings.csv", index=False)
-    st = paul2015.stability(Results(tmp_path), tmp_path)
+    st = kuncheva_vs_k(Results(tmp_path), tmp_path)
     assert set(st["selector"]) == {"s"} and list(st["k"]) == [1, 2]  # no baseline, no k = D
     assert st.set_index("k").loc[1, "kuncheva"] == pytest.approx(1.0)
     assert st.set_index("k").loc[2, "kuncheva"] == pytest.approx((1 * 4 - 4) / (2 * 2))  # r = 1 of k = 2
@@ -182,7 +190,7 @@ def test_ring_report_helpers():
             "n_evaluations": [6, 6, 4, 5],
         }
     )
-    s = ring2015.fig1_summary(fig1).set_index("selector")
+    s = choice_summary(fig1, declared(RING_CFG, "subset_choice")["subsets"]).set_index("selector")
     assert s.loc["a", ["draws", "picks_x1x2", "picks_x3x4"]].tolist() == [2, 2, 0]
     assert s.loc["b", ["picks_x1x2", "picks_x3x4"]].tolist() == [1, 1]
     assert s.loc["a", "acc_chosen"] == pytest.approx(0.95) and s.loc["b", "evals"] == pytest.approx(4.5)
@@ -197,14 +205,14 @@ def test_ring_report_helpers():
             "n_evaluations": [3, 10, np.nan, 4, 10, np.nan],
         }
     )
-    u = ring2015.uci_summary(uci)
+    u = search_summary(uci)
     row = u[(u["selector"] == "wrapper")].iloc[0]
     assert (row["D"], row["d"], row["n_subsets"], row["splits"]) == (5, 2, comb(5, 2), 2)
     assert row["accuracy"] == pytest.approx(0.8)
     ref = u[u["selector"] == "all features"].iloc[0]
     assert ref["accuracy"] == pytest.approx(0.7) and ref["d"] == 5
     # geometric mean of the wrapper/B&B wall-time ratios 4 and 4
-    assert ring2015.speedups(uci[uci["selector"] != "all"]) == {"B&B x": pytest.approx(4.0)}
+    assert speedups(uci[uci["selector"] != "all"], "wrapper") == {"B&B x": pytest.approx(4.0)}
 
 
 def test_ring_speedups_ignore_the_all_features_baseline():
@@ -217,7 +225,7 @@ def test_ring_speedups_ignore_the_all_features_baseline():
             "fit_wall_s": [1.0, 4.0, 0.001, 4.0, 16.0, 0.001],
         }
     )
-    assert ring2015.speedups(uci) == {"B&B x": pytest.approx(4.0)}
+    assert speedups(uci, "wrapper") == {"B&B x": pytest.approx(4.0)}
 
 
 # ------------------------------------------------------------------------------------------ USPS pixel bound
@@ -336,9 +344,10 @@ def test_takes_timing_from_a_tiny_run(tmp_path, pinned_commit):
     assert (df["fit_cpu_s"] >= 0).all() and (df["basis_dim"] >= 1).all()
     kgs = df[df["learner"] == "kgs"].set_index("n_train")["basis_dim"]
     assert kgs.to_dict() == {20: 20, 40: 40}  # KGS: one basis vector per training point
-    med, md = timing_table(df, 10, takes_hooks.LABELS, takes_hooks.COMPLEXITY)
+    spec = declared(TAKES_CFG, "timing_vs_n")
+    med, md = timing_table(df, 10, spec["labels"], spec["stated"])
     assert len(med) == 6 and "slope (N ≥ 10)" in md and "| KGS | O(N³) |" in md
-    written = plot_timing(df, tmp_path / "tt" / "timing", takes_hooks.LABELS)
+    written = plot_timing(df, tmp_path / "tt" / "timing", spec["labels"])
     assert all(p.exists() for p in written) and {p.suffix for p in written} == {".png", ".pdf"}
 
 
@@ -401,7 +410,10 @@ def test_takes_figures_and_report_from_tiny_runs(tmp_path, pinned_commit):
         "protocol": {**TINY_SPLIT["protocol"], "classifier": "knn", "n_features": [1, 2, 5, 10]},
     }
     _run(fig, tmp_path / "fig.yaml", results / "fig23_gamma_median")
-    s = takes_hooks.draw_figures(results / "fig23_gamma_median")
+    d = results / "fig23_gamma_median"
+    spec = declared(TAKES_CFG, "own_dimension_curves")
+    keys = ("reference", "baseline", "points", "figures", "metric", "own_text", "ylabel", "xlabel")
+    s = draw_figures(read_results(d), read_run(d), d / "figures", **{k: spec[k] for k in keys})
     assert set(s["method"]) == {"KNNC", "TAKES", "KGS+KFFS", "FSKGS", "KDA"}
     knnc = s[s["method"] == "KNNC"].iloc[0]
     assert knnc["dim_min"] == 52 and np.isnan(knnc["acc_best_mean"])  # all 52 inputs, no curve

@@ -1,6 +1,8 @@
 """Every committed ``results/<paper>/REPORT.md`` regenerates byte-identically from the committed CSVs,
 and ``fsbench report results/<paper> --paper configs/<paper> --html`` writes a page for each paper
-(every figure of the folder on it, every image resolving) but Ramona 2012, whose REPORT.md is checked by
+(every figure of the folder on it, every image resolving), and every other file it writes is the committed
+one (so a report on a copy of the committed directory changes no file but its page), for each paper but
+Ramona 2012, whose REPORT.md is checked by
 ``fsbench build --check`` instead.
 
 Only the inputs are copied to a temporary directory (``results.csv``, ``rankings.csv`` and ``run.json``;
@@ -22,6 +24,7 @@ import pytest
 from results_helpers import read_report_page
 
 import fsbench
+from fsbench.build import compare_trees
 
 ROOT = Path(__file__).resolve().parents[2]
 INPUTS = {"results.csv", "rankings.csv", "run.json"}
@@ -81,6 +84,11 @@ def test_committed_report_regenerates_and_its_html_shows_every_figure(paper, tmp
         for i, (a, b) in enumerate(zip(got.decode().splitlines(), want.decode().splitlines())):
             assert a == b, f"line {i + 1} differs"
         assert got == want, "one report is a prefix of the other"
+    # every other file the report wrote (its producers', hooks' and analyses' tables and figures) is the
+    # committed one, and none is new: a report on a copy of the committed directory changes no file but
+    # its page (the build's comparison: bytes, or the same pixels for a figure)
+    diff = compare_trees(tmp_path, ROOT / "results", [paper])
+    assert (diff.missing, diff.differing) == ([], []), (diff.missing, diff.differing)
     page = read_report_page(dst / "REPORT.html")
     for section in [s.format(paper=paper) for s in COMMON] + EXTRA[paper]:
         assert section in page.headings, (section, page.headings)

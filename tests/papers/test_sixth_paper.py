@@ -9,6 +9,7 @@ and a ``hooks.py`` in the folder are placed where the folder's ``report`` layout
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -109,10 +110,7 @@ def test_sixth_paper_report_has_the_comparison_and_the_claim_verdict(sixth):
 
 def test_sixth_paper_notes_hooks_and_layout_are_data_of_the_folder(sixth, tmp_path):
     paper, results = sixth
-    folder = tmp_path / "sixth"
-    folder.mkdir()
-    for f in paper.iterdir():
-        (folder / f.name).write_text(f.read_text())
+    folder = shutil.copytree(paper, tmp_path / "sixth")  # the folder's own copy, changed below
     (folder / "notes.md").write_text("## Why we differ (hand-written)\n\nBecause of three draws.\n")
     (folder / "hooks.py").write_text(HOOKS)
     with (folder / "paper_values.yaml").open("a") as fh:
@@ -144,6 +142,46 @@ def test_unknown_paper_and_unknown_section_are_one_line_errors(sixth, tmp_path):
     (folder / "paper_values.yaml").write_text(VALUES + "report:\n  sections: [summary, appendix]\n")
     res = CliRunner().invoke(app, ["report", str(results), "--paper", str(folder)])
     assert res.exit_code == 2 and "unknown report section(s) ['appendix']" in res.output
+
+
+def test_sixth_paper_declares_producers_without_hooks(sixth, tmp_path):
+    """A producer is declared data: a metric against k and a fixed line, in the order given, no hooks.py."""
+    paper, results = sixth
+    folder = shutil.copytree(paper, tmp_path / "sixth")  # the folder's own copy, changed below
+    with (folder / "paper_values.yaml").open("a") as fh:
+        fh.write(
+            "report:\n  sections: [producers, comparison]\n  producers:\n"
+            "    - {kind: markdown, text: '## Declared first'}\n"
+            "    - {kind: metric_vs_k, run: toy, heading: '## Error against k', caption: error per k}\n"
+        )
+    res = tmp_path / "results"
+    shutil.copytree(results / "toy", res / "toy")  # its own copy: the producer writes beside the run
+    _cli(["report", str(res), "--paper", str(folder), "--out", str(tmp_path / "R.md")])
+    text = (tmp_path / "R.md").read_text()
+    assert text.index("## Declared first") < text.index("## Error against k") < text.index("## Paper vs ours")
+    summary = (res / "summary.csv").read_text().splitlines()
+    assert summary[0] == "dataset,selector,k,mean,std,count" and len(summary) == 1 + 1 + 2 + 2  # all at D
+    assert "| fisher |" in text and "Mean fit wall time" in text
+    assert (res / "plots" / "metric_vs_k.png").is_file() and (res / "stability.csv").is_file()
+
+
+@pytest.mark.parametrize(
+    ("declared", "message"),
+    [
+        ("[{kind: curves}]", "report.producers[0]: unknown producer kind 'curves'; known:"),
+        ("[{kind: timing_vs_n, run: t, heading: h, dpi: 9}]", "producer 'timing_vs_n' takes no ['dpi']"),
+        ("[{kind: timing_vs_n, heading: h}]", "producer 'timing_vs_n' needs ['run']"),
+        ("[timing_vs_n]", "report.producers[0]: expected a mapping with a 'kind' key"),
+    ],
+)
+def test_a_bad_producer_declaration_is_a_one_line_error(sixth, tmp_path, declared, message):
+    paper, results = sixth
+    folder = tmp_path / "bad"
+    folder.mkdir()
+    (folder / "paper_values.yaml").write_text(VALUES + f"report:\n  producers: {declared}\n")
+    res = CliRunner().invoke(app, ["report", str(results), "--paper", str(folder)])
+    assert res.exit_code == 2 and message in res.output and str(folder / "paper_values.yaml") in res.output
+    assert len(res.output.strip().splitlines()) == 1, res.output
 
 
 DIAG_MODULE = '''

@@ -23,8 +23,8 @@ from fsbench.report import experiment_section, write_report
 from fsbench.results.fractions import FractionComparison, baseline_errors
 from fsbench.results.loading import load_result_sets
 from fsbench.results.schema import RESULT_COLUMNS
+from fsbench.results.stats import paired_summary, paired_ttests, rank_shares
 from fsbench.results.stats_compare import build_blocks
-from fsbench.stats import paired_summary, paired_ttests, rank_shares
 
 #: Test errors per repeat (6 repeats). Fisher: 52.5 % on repeats 0-3, 51.7 % over all 6; ``flaky`` fails on
 #: repeats 4 and 5 and has 51.8 % on the other 4; ``steady`` is worse than both on every repeat.

@@ -17,17 +17,17 @@ import pytest
 from conftest import cli
 from matplotlib.image import imread
 
-import fsbench.plots as plots
-from fsbench.figure_style import DPI, OWN_MARKER, PAD_INCHES, save_figure
-from fsbench.plots import (
+import fsbench.plots.experiment as plots
+from fsbench.plots.cpu import dataset_dims
+from fsbench.plots.experiment import (
     experiment_figures,
     figure_error_vs_S,
     mark_dimensions,
     plot_results,
     transformer_labels,
 )
-from fsbench.plots_cpu import dataset_dims
-from fsbench.stats import loglog_slope
+from fsbench.plots.style import DPI, OWN_MARKER, PAD_INCHES, save_figure
+from fsbench.results.stats import loglog_slope
 
 
 @pytest.fixture(autouse=True)

@@ -12,7 +12,7 @@ import pytest
 from conftest import cli
 from matplotlib.collections import PolyCollection
 
-from fsbench.plots import (
+from fsbench.plots.experiment import (
     BANDS_MAX,
     PlotError,
     check_selectors,

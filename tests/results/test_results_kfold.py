@@ -22,8 +22,8 @@ from fsbench.results.compare import compare_selectors
 from fsbench.results.ground_truth import ground_truth_tables
 from fsbench.results.loading import load_result_sets, read_results
 from fsbench.results.stability import stability_table
+from fsbench.results.stats import paired_ttests
 from fsbench.results.stats_compare import build_blocks
-from fsbench.stats import paired_ttests
 
 RING_UCI = REPO / "results" / "ring2015" / "uci"
 

@@ -11,10 +11,11 @@ import numpy as np
 from results_helpers import fixed_ranker, write_result_dir
 
 import fsbench
-from fsbench import plots, stats
+import fsbench.plots.experiment as plots
+import fsbench.results.stats as stats
 from fsbench.results import schema
 from fsbench.results.loading import find_result_dirs, is_diagnostic, load_result_sets, load_rows, read_run
-from fsbench.run import store
+from fsbench.run import kinds, store
 
 PACKAGE = Path(fsbench.__file__).resolve().parent
 #: Where results.csv / rankings.csv / run.json may be read: the loader, and the run store and engine
@@ -72,9 +73,9 @@ def test_only_the_loader_reads_result_tables():
 
 
 def test_the_results_package_imports_nothing_above_it():
-    # config_files is a leaf (YAML files, the S-fraction rule), below results; fsbench.stats is of the
+    # config_files is a leaf (YAML files, the S-fraction rule), below results; fsbench.results.stats is of the
     # results layer (tests/test_imports.py)
-    allowed = ("fsbench.results", "fsbench.stats", "fsbench.data", "fsbench.config_files")
+    allowed = ("fsbench.results", "fsbench.results.stats", "fsbench.data", "fsbench.config_files")
     for f in sorted((PACKAGE / "results").glob("*.py")):
         for node in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
             names = []
@@ -92,7 +93,8 @@ def test_the_results_package_imports_nothing_above_it():
 
 
 def test_the_schema_is_defined_once():
-    assert store.RESULT_COLUMNS is schema.RESULT_COLUMNS and store.RANKING_COLUMNS is schema.RANKING_COLUMNS
+    assert kinds.SelectThenClassify().columns() == list(schema.RESULT_COLUMNS)
+    assert store.RANKING_COLUMNS is schema.RANKING_COLUMNS
     assert schema.SCHEMA_VERSION >= 2 and set(schema.TIMING_COLUMNS) <= set(schema.RESULT_COLUMNS)
     assert schema.BASELINE == "all"
     assert plots.BASELINE is schema.BASELINE and stats.BASELINE is schema.BASELINE

@@ -15,9 +15,9 @@ from conftest import REPO
 
 from fsbench.report import experiment_section
 from fsbench.results.loading import load_result_sets, read_results
+from fsbench.results.stats import rank_shares, ranks, summary
 from fsbench.results.stats_compare import build_blocks, posthoc_table, rank_blocks, rank_summary
 from fsbench.results.ties import TIE_RTOL, at_resolution
-from fsbench.stats import rank_shares, ranks, summary
 
 
 # --------------------------------------------------------------------------- the rule itself

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from fsbench.stats import paired_ttests, rank_shares, ranks, summary, welch_from_summary
+from fsbench.results.stats import paired_ttests, rank_shares, ranks, summary, welch_from_summary
 
 
 def _table(seed=0):

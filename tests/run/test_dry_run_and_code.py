@@ -22,6 +22,7 @@ from conftest import REPO, cli, result_rows, write_config
 import fsbench.protocol
 import fsbench.run.backends
 import fsbench.run.engine
+import fsbench.run.kinds
 from fsbench.cli import app
 from fsbench.resampling import derive_seed
 from fsbench.run.checks import BACKENDS
@@ -88,7 +89,7 @@ def _no_task_may_run(monkeypatch: pytest.MonkeyPatch) -> None:
     for module, attr in (
         (fsbench.run.engine, "run_one"),
         (fsbench.run.backends, "run_one"),
-        (fsbench.run.backends, "run_task"),
+        (fsbench.run.kinds, "run_task"),
         (fsbench.protocol, "run_task"),
     ):
         monkeypatch.setattr(module, attr, refuse)

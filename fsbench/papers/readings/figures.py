@@ -14,7 +14,7 @@ import pandas as pd
 
 from fsbench.papers.comparison import FigurePoint, FigureReading
 from fsbench.papers.readings.declared import Reading, default_experiment, where_name
-from fsbench.stats import paired_t
+from fsbench.results.stats import paired_t
 
 
 def _paired(a: pd.DataFrame, b: pd.DataFrame) -> float:

@@ -75,6 +75,20 @@ def track_sections(ctx: Links, name: str, parts: list[ResultSet], out: Path) -> 
     out.mkdir(parents=True, exist_ok=True)
     body = fraction_track(ctx, parts, out, name) if scheme == "fraction" else []
     table = evaluator_table(parts, scheme, grid(parts))
+    # as at the fractions of D: a selector that did not run on some of the track's datasets (a run of the
+    # track without it) is compared without, rather than dropping those datasets for every selector
+    complete, missing = complete_selectors(parts)
+    if missing and not table.empty:
+        table = table[table["selector"].isin(complete)].reset_index(drop=True)
+    if missing and scheme == "absolute":
+        body += [
+            *(
+                f"- `{sel}` has no finished task on {', '.join(ds)}: left out of this track's tests (its "
+                "rows and the ground truth below keep what it did)."
+                for sel, ds in missing.items()
+            ),
+            "",
+        ]
     comps, skipped = (
         evaluator_comparisons(table, by, alpha=ALPHA) if not table.empty else (pd.DataFrame(), [])
     )

@@ -3,7 +3,7 @@
 * ``cpu_vs_n`` / ``cpu_vs_D`` — median selection CPU time per selector vs n_train (a sweep over n) or vs
   the number of input features D (datasets that differ only in D at one n_train), log–log, with the
   fitted exponent (least-squares slope of log CPU on log n over the upper half of the range,
-  :func:`fsbench.stats.loglog_slope`) in the legend.
+  :func:`fsbench.results.stats.loglog_slope`) in the legend.
 * ``cpu_time`` — mean selection CPU time per selector, absolute and normalised to the fastest
   (Ramona 2012 Tables VIII/IX), as Markdown and CSV.
 """
@@ -21,10 +21,10 @@ from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
 from matplotlib.ticker import NullLocator
 
-from fsbench.figure_style import log_ticks, new_figure, outside_legend, selector_styles
+from fsbench.plots.style import log_ticks, new_figure, outside_legend, selector_styles
 from fsbench.results.schema import BASELINE
+from fsbench.results.stats import loglog_slope
 from fsbench.results.tables import to_markdown
-from fsbench.stats import loglog_slope
 
 #: Fewest distinct n_train (or D) values for a CPU-time figure: two points always lie on a line.
 CPU_MIN_POINTS = 3

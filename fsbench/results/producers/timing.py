@@ -4,8 +4,8 @@ For a timing run (an ``fsbench run`` whose grid varies ``n_train``, one task at 
 thread): one row per fitted method (:func:`load_timing`), the least-squares slope of log(median CPU
 time) against log(N) — the empirical exponent, to set beside a complexity a paper states
 (:func:`slopes`) — the medians as a Markdown table (:func:`timing_table`) and a log-log figure with
-N² and N³ guides (:func:`plot_timing`). A paper folder's hooks pass its own labels and stated
-complexities.
+N² and N³ guides (:func:`plot_timing`). The producer ``timing_vs_n`` (:func:`timing_vs_n`) puts them on a
+report, with the labels and stated complexities a paper folder declares.
 """
 
 from __future__ import annotations
@@ -17,13 +17,17 @@ import numpy as np
 import pandas as pd
 
 from fsbench.results.loading import read_results
+from fsbench.results.producers.registry import ProducerContext, register, run_dir
+from fsbench.results.table_files import has_table
 from fsbench.results.tables import md_table, save_figure
 
 
-def load_timing(result_dir: str | Path) -> pd.DataFrame:
+def load_timing(result_dir: str | Path | pd.DataFrame) -> pd.DataFrame:
     """One row per fitted method of a timing run: learner (registry name), n_train, fit_cpu_s,
-    fit_wall_s and the output dimension (``basis_dim``: the largest S the task evaluated)."""
-    df = read_results(result_dir)
+    fit_wall_s and the output dimension (``basis_dim``: the largest S the task evaluated).
+
+    ``result_dir``: the run's directory, or its ``results.csv`` as read."""
+    df = result_dir if isinstance(result_dir, pd.DataFrame) else read_results(result_dir)
     df = df[df["status"] == "ok"]
     idx = df.groupby("task_id")["n_features"].idxmax()
     out = df.loc[idx].rename(columns={"selector_name": "learner", "n_features": "basis_dim"})
@@ -130,3 +134,43 @@ def plot_timing(
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=7, ncol=2)
     return save_figure(fig, path, dpi=110)
+
+
+@register("timing_vs_n")
+def timing_vs_n(
+    ctx: ProducerContext,
+    *,
+    run: str,
+    heading: str,
+    text: str = "",
+    n_min: int = 1000,
+    labels: Mapping[str, str] | None = None,
+    stated: Mapping[str, str] | None = None,
+    solid: list[str] | tuple[str, ...] = (),
+    title: str = "fit CPU time on {dataset} (one BLAS thread)",
+) -> list[str]:
+    """A timing run's medians per N with their slopes (``timing.csv`` and the Markdown table) and the
+    log-log figure (``timing.png``), written into the run's directory; nothing where it has no table.
+
+    Parameters
+    ----------
+    run : str
+        The timing run's directory under the results directory.
+    heading, text : str
+        The section's heading line and the paragraph under it.
+    n_min : int
+        Smallest N of the slope fit.
+    labels, stated : mapping, optional
+        Display names and the complexities a paper states, per learner (:func:`timing_table`).
+    solid, title
+        As :func:`plot_timing`.
+    """
+    tdir = run_dir(ctx, run)
+    if not has_table(tdir):
+        return []
+    df = load_timing(ctx.results.results(tdir))
+    med, md = timing_table(df, int(n_min), labels, stated)
+    med.to_csv(tdir / "timing.csv", index=False, float_format="%.6g")
+    plot_timing(df, tdir / "timing", labels, solid=tuple(solid), title=title)
+    para = [text.strip(), ""] if text.strip() else []
+    return [heading, "", *para, md.strip(), "", f"![timing]({ctx.rel(tdir / 'timing.png')})", ""]

@@ -3,7 +3,7 @@
 Fixed axes and canvas in inches, the save with its crop from the rendered pixels, the legend outside the
 axes, integer or 1-2-5 log ticks, line styles per selector (the paper's own methods dotted, tab10 colours
 and markers cycled independently), and the summary of the error over repeats. Used by the error curves
-(:mod:`fsbench.plots`) and the CPU-time figures (:mod:`fsbench.plots_cpu`).
+(:mod:`fsbench.plots`) and the CPU-time figures (:mod:`fsbench.plots.cpu`).
 """
 
 from __future__ import annotations

@@ -22,8 +22,8 @@ has a curve (two or more points). The legend is outside the axes (right side), s
 integer axes (S, n_train) get integer ticks; the error is in % like the report's tables.
 
 This module draws the error curves and writes a directory's files (:func:`plot_results`); the CPU-time
-figures and tables are :mod:`fsbench.plots_cpu`, the style both share (axes, save, legend, ticks, line
-styles) :mod:`fsbench.figure_style`.
+figures and tables are :mod:`fsbench.plots.cpu`, the style both share (axes, save, legend, ticks, line
+styles) :mod:`fsbench.plots.style`.
 
 **Kernel-space transformers** (no ranking of the input features: an empty ``order`` in ``rankings.csv``)
 are evaluated at the requested S up to their output dimension and at that dimension itself, which can
@@ -43,7 +43,8 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from fsbench.figure_style import (
+from fsbench.plots.cpu import cpu_figures, dataset_dims, write_cpu_tables
+from fsbench.plots.style import (
     OWN_MARKER,
     error_percent,
     finish_axes,
@@ -53,7 +54,6 @@ from fsbench.figure_style import (
     selector_styles,
     summarize,
 )
-from fsbench.plots_cpu import cpu_figures, dataset_dims, write_cpu_tables
 from fsbench.processes import worker_pool
 from fsbench.results.loading import find_result_dirs, is_diagnostic, read_rankings, read_results, run_state
 from fsbench.results.schema import BASELINE
@@ -419,9 +419,9 @@ def experiment_figures(
     * ``error_vs_S_<dataset>_<kernel>_n<n>`` per training size where some selector has two or more S;
     * ``error_vs_n_<dataset>_<kernel>_S<S>`` per requested S where some selector has it at two or more
       training sizes, and ``…_own_dim`` for the transformers whose own dimension is data-determined;
-    * ``cpu_vs_n_<dataset>_<kernel>`` where n_train takes :data:`fsbench.plots_cpu.CPU_MIN_POINTS` or
+    * ``cpu_vs_n_<dataset>_<kernel>`` where n_train takes :data:`fsbench.plots.cpu.CPU_MIN_POINTS` or
       more values, and ``cpu_vs_D_<kernel>_n<n>`` where that many datasets of known, different D share
-      one n_train (:func:`fsbench.plots_cpu.cpu_figures`).
+      one n_train (:func:`fsbench.plots.cpu.cpu_figures`).
 
     A single value (one S, one n) is a table row, not a figure.
 
