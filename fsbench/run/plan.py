@@ -176,8 +176,8 @@ def validate(exp: Experiment) -> None:
                     raise ConfigError(
                         src,
                         entry.protocol_key("n_test"),
-                        f"n_test ({p.n_test}) exceeds the {card.n_test_official} samples of the official test "
-                        f"split of {entry.label!r}",
+                        f"n_test ({p.n_test}) exceeds the {card.n_test_official} samples of the official "
+                        f"test split of {entry.label!r}",
                     )
             elif p.test == "rest":
                 need = max(sizes) + 1
