@@ -21,8 +21,9 @@ come from the config (``classifier: {name, C, class_weight, k}``, :class:`fsbenc
     dataset card's categorical mask, which the protocol passes.
 
 ``random_forest``
-    scikit-learn's default forest (100 trees), seeded by the task's split seed; ``logreg``: L2 logistic regression with C = 1. Both exist to
-    *evaluate* the same rankings with other learners than the kernel the selectors optimise
+    scikit-learn's default forest (100 trees), seeded by the task's split seed; ``logreg``: L2 logistic
+    regression with C = 1. Both exist to *evaluate* the same rankings with other learners than the kernel
+    the selectors optimise
     (``protocol.evaluators``).
 
 To add a classifier: a function with the signature of :func:`_svm` in :data:`_FIT_PREDICT`, and one line in

@@ -159,7 +159,9 @@ class ProtocolConfig:
     #: ``(None,)`` under k-fold resampling (the folds decide)
     n_train: tuple[int | float | None, ...]
     n_test: int | None
-    test: str | None  # None (use n_test) | "rest" | "official"; "rest" under k-fold
+    test: (
+        str | None
+    )  # None (use n_test) | "rest" | "official" (with n_test: a subset of it); "rest" under k-fold
     repeats: int
     stratify: bool | str  # True (proportional), False, or "balanced" (equal count per class)
     standardize: bool
@@ -600,8 +602,10 @@ class _Validator:
         if folds is None and test is not None:
             if not isinstance(test, str) or test not in TEST_MODES:
                 raise self.err(where("test"), f"expected one of {', '.join(TEST_MODES)}, got {test!r}")
-            if n_test is not None:
+            if n_test is not None and test != "official":
                 raise self.err(where("n_test"), f"give either n_test or test: {test}, not both")
+            if n_test is not None:  # a subset of the official test split
+                n_test = self.integer(n_test, where("n_test"), minimum=1)
         elif folds is None:
             if n_test is None:
                 raise self.err(

@@ -9,7 +9,8 @@ paired. Schemes (``protocol`` keys, :class:`fsbench.config.ProtocolConfig`):
   ``balanced`` (equal count per class) or plain random; ``n_train: 0.7`` — the same with a fraction of
   the dataset's rows (rounded half up);
 * the test set: ``n_test`` further rows, ``test: rest`` (all remaining rows) or ``test: official`` (the
-  card's test split);
+  card's test split; with ``n_test``, a random subset of that many of its rows, drawn after the
+  training set and stratified as the training draw is);
 * ``folds: K`` — every repeat is a stratified random partition into K parts; task ``fold = f`` trains on
   the other K-1 parts and tests on part f (one split seed per repeat, shared by its K folds);
 * synthetic datasets draw ``n_train`` and ``n_test`` fresh samples.
@@ -151,7 +152,10 @@ def draw_split(ds, protocol: ProtocolConfig, n_train, rng: np.random.Generator, 
         if redraws > MAX_REDRAWS:
             raise RuntimeError(f"{MAX_REDRAWS} training draws of size {n} had a single class")
     if protocol.test == "official":
-        return X[tr], y[tr], ds.X_test, ds.y_test, redraws
+        if protocol.n_test is None:
+            return X[tr], y[tr], ds.X_test, ds.y_test, redraws
+        te = _take(ds.y_test, np.arange(ds.y_test.size), protocol.n_test, rng, protocol.stratify)
+        return X[tr], y[tr], ds.X_test[te], ds.y_test[te], redraws
     rest = np.setdiff1d(all_idx, tr, assume_unique=False)
     te = rest if protocol.test == "rest" else _take(y, rest, protocol.n_test, rng, protocol.stratify)
     return X[tr], y[tr], X[te], y[te], redraws

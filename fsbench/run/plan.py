@@ -168,6 +168,17 @@ def validate(exp: Experiment) -> None:
                         f"dataset {entry.label!r} has no official test split; use n_test or test: rest",
                     )
                 need = max(sizes)
+                if (
+                    p.n_test is not None
+                    and card.n_test_official is not None
+                    and p.n_test > card.n_test_official
+                ):
+                    raise ConfigError(
+                        src,
+                        entry.protocol_key("n_test"),
+                        f"n_test ({p.n_test}) exceeds the {card.n_test_official} samples of the official "
+                        f"test split of {entry.label!r}",
+                    )
             elif p.test == "rest":
                 need = max(sizes) + 1
             else:

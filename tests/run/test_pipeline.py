@@ -204,6 +204,28 @@ def test_fraction_split_is_stratified_and_test_rest_is_the_complement(counts, tr
     assert not np.array_equal(other[0], X_tr)
 
 
+def test_official_test_with_n_test_is_a_stratified_subset_of_the_official_split():
+    """``test: official`` + ``n_test``: the training draw is the one without ``n_test`` (drawn first), the
+    test rows a stratified subset of the official split only (KIFE's Letter: 1500 of the 4000)."""
+    y = np.repeat([0, 1, 2], (40, 30, 30))
+    y_off = np.repeat([0, 1, 2], (50, 30, 20))
+    ds = SimpleNamespace(
+        X=np.arange(y.size, dtype=float)[:, None],
+        y=y,
+        X_test=1000.0 + np.arange(y_off.size, dtype=float)[:, None],
+        y_test=y_off,
+    )
+    whole = draw_split(ds, _protocol(n_train=20, test="official"), 20, np.random.default_rng(3))
+    sub = draw_split(ds, _protocol(n_train=20, test="official", n_test=40), 20, np.random.default_rng(3))
+    assert np.array_equal(sub[0], whole[0])  # the same training rows
+    assert whole[2].shape[0] == 100 and sub[2].shape[0] == 40
+    assert (sub[2][:, 0] >= 1000).all() and np.unique(sub[2][:, 0]).size == 40  # official rows, no repeats
+    assert np.array_equal(y_off[(sub[2][:, 0] - 1000).astype(int)], sub[3])  # labels travel with the rows
+    assert tuple(np.bincount(sub[3])) == (20, 12, 8)  # the official split's proportions
+    other = draw_split(ds, _protocol(n_train=20, test="official", n_test=40), 20, np.random.default_rng(4))
+    assert not np.array_equal(np.sort(other[2][:, 0]), np.sort(sub[2][:, 0]))
+
+
 def test_kfold_folds_partition_the_rows_with_the_class_proportions():
     y = np.repeat([0, 1, 2], (20, 13, 7))
     ds, proto = _rows(y), _protocol(folds=4)
