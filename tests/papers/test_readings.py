@@ -408,9 +408,11 @@ def test_papers_readings_are_well_formed(paper: str) -> None:
                 assert '"' in str(c["paper_inconsistent"]), "a paper-inconsistent annotation quotes the paper"
 
 
-@pytest.mark.parametrize("paper", ["kife2011", "takes2011"])
+@pytest.mark.parametrize("paper", ["kife2011"])
 def test_readings_of_takes_and_kife_through_the_engine(paper: str) -> None:
-    # their tables are compared by the engine (value and CPU tables) and classified by the same hook
+    # their tables are compared by the engine (value and CPU tables) and classified by the same hook;
+    # TAKES's (90 s to load its diagnostics) are counted in its comparison.json, which `make check-build`
+    # rebuilds byte for byte
     summary_lines, body = paper_sections(paper, load_rows([ROOT / "results" / paper]))
     summary = "\n".join(summary_lines)
     m = re.search(r"Table cells: (\d+) of (\d+) comparable cells agree", summary)

@@ -242,10 +242,10 @@ def test_unfinished_run_is_refused(tree):
 
 @pytest.mark.slow
 def test_committed_paper_folders_build_byte_identically(tmp_path):
-    """Two committed folders (a plain one and a paper), built twice in fresh interpreters with other
-    string-hash seeds: the same bytes."""
+    """A committed paper folder, built twice in fresh interpreters with other string-hash seeds: the same
+    bytes (a plain folder's two builds are compared by ``test_build_twice_gives_the_same_bytes...``)."""
     src = tmp_path / "inputs"
-    for paper in ("scale", "ring2015"):
+    for paper in ("ring2015",):
         if not (REPO / "results" / paper).is_dir():
             pytest.skip(f"no committed results/{paper}")
         copy_inputs(REPO / "results" / paper, src / paper)
@@ -254,7 +254,7 @@ def test_committed_paper_folders_build_byte_identically(tmp_path):
         out = tmp_path / f"build{seed}"
         env = dict(os.environ, PYTHONHASHSEED=seed, PYTHONPATH=str(REPO), MPLBACKEND="Agg")
         res = subprocess.run(
-            [sys.executable, "-m", "fsbench.cli", "build", str(src), "--out", str(out), "--jobs", "2"],
+            [sys.executable, "-m", "fsbench.cli", "build", str(src), "--out", str(out), "--jobs", "1"],
             cwd=REPO,
             env=env,
             capture_output=True,
