@@ -57,8 +57,8 @@ from fsbench.algorithms.alignment import SAS
 from fsbench.algorithms.kernels import Kernel, joachims_C
 from fsbench.algorithms.rfe import SVMRFE
 from fsbench.algorithms.sensitivity import FSPP
-from fsbench.config import load_experiment
-from fsbench.protocol import build_selector, load_task_data
+from fsbench.config.experiment import load_experiment
+from fsbench.evaluation.protocol import build_selector, load_task_data
 from fsbench.run.plan import expand
 
 SAS_SIZES = [(500, 30), (500, 200), (1000, 30), (1000, 200), (2000, 30), (2000, 200)]
@@ -210,7 +210,7 @@ def usps_fspp_input() -> tuple[np.ndarray, np.ndarray, dict[str, object], str]:
     """X, y and FSPP parameters exactly as the first ``fspp`` task of the Table II USPS config gets them."""
     exp = load_experiment(FSPP_CONFIG)
     task = next(t for t in expand(exp) if t.selector.name == "fspp")
-    # the steps of fsbench.protocol.run_task up to the selector's fit
+    # the steps of fsbench.evaluation.protocol.run_task up to the selector's fit
     rng = np.random.default_rng(task.split_seed)
     data = load_task_data(task, rng)
     perm = rng.permutation(data.X_tr.shape[1])

@@ -18,7 +18,7 @@ import multiprocessing as mp
 import time
 from pathlib import Path
 
-from fsbench.config import load_experiment
+from fsbench.config.experiment import load_experiment
 from fsbench.data import get_card
 from fsbench.run.backends import run_one
 from fsbench.run.plan import expand

@@ -147,7 +147,7 @@ def _with_suggestion(message: str) -> str:
     ``selectors info`` or ``datasets info``) with ``(did you mean 'y'?)`` after the name when one is close."""
     import re
 
-    from fsbench.config_files import did_you_mean
+    from fsbench.config.files import did_you_mean
 
     m = re.search(r"unknown (selector|dataset) '([^']*)'", message)
     if m is None:
@@ -202,8 +202,8 @@ def user_errors(fn: Callable) -> Callable:
 
     @wraps(fn)
     def wrapper(*args, **kwargs):
-        # the light modules that define them (fsbench.config imports scikit-learn): fast start-up
-        from fsbench.config_files import ConfigError
+        # the light modules that define them (fsbench.config.experiment imports scikit-learn): fast start-up
+        from fsbench.config.files import ConfigError
         from fsbench.data.errors import DatasetError
         from fsbench.run.errors import RunError
 
@@ -301,7 +301,7 @@ def run(
     from fsbench.run.checks import check_backend_options, check_output
 
     check_backend_options(backend, scheduler, workers)  # before anything is read or created
-    from fsbench.config import load_experiment
+    from fsbench.config.experiment import load_experiment
 
     exps = [
         load_experiment(
@@ -518,7 +518,7 @@ def diagnose(
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
 ) -> None:
     """Run a diagnostic (an analysis that is not select-then-classify) on the run store, then draw it."""
-    from fsbench.config import load_experiment
+    from fsbench.config.experiment import load_experiment
 
     exp = load_experiment(config, {"repeats": repeats, "seed": seed}, kind="diagnostic")
     from fsbench.diagnostics.registry import get_diagnostic

@@ -256,7 +256,7 @@ class Gate(BaseSelector):
     """Waits in ``fit`` while the file ``gate`` exists (at most ``timeout`` seconds): a run held open.
 
     Not on the 4-feature problem on which fsbench checks a user class before the run starts
-    (:func:`fsbench.plugins.check_contract`): only the run's tasks are held."""
+    (:func:`fsbench.evaluation.plugins.check_contract`): only the run's tasks are held."""
 
     description = "test selector: blocks while a file exists"
     citation = "-"

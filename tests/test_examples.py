@@ -18,7 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 from fsbench.cli import app
-from fsbench.config import load_experiment
+from fsbench.config.experiment import load_experiment
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"

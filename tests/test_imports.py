@@ -15,12 +15,13 @@ module, of ``fsbench.x`` otherwise. Three rules:
 
    * the *table side* reads the files a run wrote and never computes: ``report`` (report, plots/*)
      → ``papers`` → ``results`` (results/*), which may also read
-     ``config_files`` (YAML configs and their ``base:`` chains) and ``data`` (dataset cards);
+     ``config`` (YAML configs and their ``base:`` chains, the validated experiment) and ``data``
+     (dataset cards);
    * the *computing side*: ``run`` → ``diagnostics`` (beside the protocol: tasks the runner runs, which
-     may summarise their output through the results model) → ``evaluation`` (protocol, resampling,
-     classifiers, pairwise, plugins, and ``fsbench.config``, the validated experiment, which checks
-     classifier names against :mod:`fsbench.classifiers`) → ``config_files`` → ``algorithms`` /
-     ``data``;
+     may summarise their output through the results model) → ``evaluation`` (``fsbench.evaluation``:
+     protocol, resampling, classifiers, pairwise, plugins) → ``config`` (``fsbench.config``: files,
+     the validated experiment and the classifier names it checks, importing no algorithm) →
+     ``algorithms`` / ``data``;
    * ``build`` (one build of every artifact) may import both sides; ``cli`` anything;
    * ``base``, importable from everywhere: the package root (its version), ``fsbench._malloc``,
      ``fsbench.algorithms.kernels`` and ``fsbench.results.schema`` (the columns both sides name).
@@ -60,35 +61,27 @@ LAYERS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             "run",
             "diagnostics",
             "evaluation",
-            "config_files",
+            "config",
             "algorithms",
             "data",
         ),
     ),
     "report": (
         ("fsbench.report", "fsbench.plots"),
-        ("papers", "results", "config_files", "data"),
+        ("papers", "results", "config", "data"),
     ),
-    "papers": (("fsbench.papers",), ("results", "config_files", "data")),
-    "results": (("fsbench.results",), ("config_files", "data")),
-    "run": (("fsbench.run",), ("diagnostics", "evaluation", "config_files", "algorithms", "data")),
+    "papers": (("fsbench.papers",), ("results", "config", "data")),
+    "results": (("fsbench.results",), ("config", "data")),
+    "run": (("fsbench.run",), ("diagnostics", "evaluation", "config", "algorithms", "data")),
     "diagnostics": (
         ("fsbench.diagnostics",),
-        ("results", "evaluation", "config_files", "algorithms", "data"),
+        ("results", "evaluation", "config", "algorithms", "data"),
     ),
     "evaluation": (
-        (
-            "fsbench.protocol",
-            "fsbench.resampling",
-            "fsbench.classifiers",
-            "fsbench.classifier_names",
-            "fsbench.pairwise",
-            "fsbench.plugins",
-            "fsbench.config",
-        ),
-        ("config_files", "algorithms", "data"),
+        ("fsbench.evaluation",),
+        ("config", "algorithms", "data"),
     ),
-    "config_files": (("fsbench.config_files",), ()),
+    "config": (("fsbench.config",), ()),
     "algorithms": (("fsbench.algorithms",), ()),
     "data": (("fsbench.data",), ()),
     "base": (
@@ -404,7 +397,8 @@ def test_layers_are_read_as_declared():
     assert layer_of("fsbench.results.schema") == "base"
     assert layer_of("fsbench.results.loading") == "results"
     assert layer_of("fsbench.diagnostics.base") == "diagnostics"
-    assert layer_of("fsbench.config") == "evaluation"
+    assert layer_of("fsbench.config.experiment") == "config"
+    assert layer_of("fsbench.evaluation.protocol") == "evaluation"
     assert layer_of("fsbench.nowhere") is None  # the root prefix does not swallow new modules
     assert not _may_import("papers", "diagnostics") and not _may_import("evaluation", "results")
     assert not _may_import("results", "papers") and not _may_import("diagnostics", "papers")

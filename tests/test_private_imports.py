@@ -26,7 +26,7 @@ KNOWN: frozenset[tuple[str, str, str]] = frozenset(
         ("fsbench/algorithms/svm.py", "fsbench.algorithms.coupling", "_couple_wlw"),
         ("fsbench/algorithms/__init__.py", "fsbench.algorithms.registry", "_SELECTORS"),
         ("fsbench/cli.py", "fsbench.algorithms.registry", "_SELECTORS"),
-        ("fsbench/protocol.py", "fsbench.resampling", "_take"),
+        ("fsbench/evaluation/protocol.py", "fsbench.evaluation.resampling", "_take"),
         # one concern in two files: the claim checks were split out of claims.py, the cell comparison's
         # context and rank tables are compare's
         ("fsbench/papers/claims.py", "fsbench.papers.checks", "_check_compare_experiments"),

@@ -33,9 +33,9 @@ import numpy as np
 import pandas as pd
 from sklearn.neighbors import KNeighborsClassifier
 
-from fsbench.config import Experiment
+from fsbench.config.experiment import Experiment
 from fsbench.diagnostics.base import Diagnostic
-from fsbench.protocol import build_selector
+from fsbench.evaluation.protocol import build_selector
 from fsbench.results.tables import figure_metadata, save_figure
 
 #: satimage's classes by index (labels 1, 2, 3, 4, 5, 7 sorted) in the paper's names

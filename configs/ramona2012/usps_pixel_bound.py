@@ -15,7 +15,7 @@ the training statistics, as in ``tab2_usps``; the classifier is scikit-learn's o
 ``SVC(kernel="rbf", gamma="scale", C=10)`` (one fixed C for every pixel set; no rule fixed in advance
 is recorded for the value 10, so it may have been chosen with test results in view: the bound selects on
 the test set by design and is optimistic either way). The 100 training digits per class are drawn by
-``fsbench.resampling._balanced_take`` with a seed derived from the names (one draw).
+``fsbench.evaluation.resampling._balanced_take`` with a seed derived from the names (one draw).
 
 A diagnostic (``fsbench diagnose``): ``usps_pixel_bound`` (one task per source and draw; ``settings.kmax``;
 config ``tab2_pixel_bound.yaml`` of the paper's folder ``configs/<paper>/``); it writes ``results.csv``
@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 from sklearn.svm import SVC
 
-from fsbench.config import Experiment
+from fsbench.config.experiment import Experiment
 from fsbench.diagnostics.base import Diagnostic
 from fsbench.results.paper_values import paper_cells, read_paper_values
 from fsbench.results.tables import md_table

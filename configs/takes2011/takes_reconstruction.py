@@ -53,7 +53,7 @@ import pandas as pd
 from fsbench.algorithms.discriminant import KDA
 from fsbench.algorithms.kernel_space import KGS, KOBL, KPCA, kobl_gamma_for_dim
 from fsbench.algorithms.kernels import parse_gamma, resolve_gamma
-from fsbench.config import ConfigError, Experiment
+from fsbench.config.experiment import ConfigError, Experiment
 from fsbench.diagnostics.base import Diagnostic
 from fsbench.results.paper_values import mean_std, paper_cells, read_paper_values
 from fsbench.results.tables import md_table, save_figure

@@ -1,7 +1,7 @@
 """Kernel names, kernel parameters and the RBF ``gamma`` rules: what a config is checked against.
 
-Defined here, without scikit-learn, so that reading and validating a config (:mod:`fsbench.config`) imports
-no heavy library; :mod:`fsbench.algorithms.kernels` re-exports every name.
+Defined here, without scikit-learn, so that reading and validating a config (:mod:`fsbench.config.experiment`)
+imports no heavy library; :mod:`fsbench.algorithms.kernels` re-exports every name.
 """
 
 from __future__ import annotations

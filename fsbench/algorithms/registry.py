@@ -3,8 +3,8 @@
 Entries are import paths, imported only when asked for, so adding a selector is one line here.
 A config may also name any class by import path, ``package.module:Class``, to plug in a user's own
 selector without touching fsbench: it must be a scikit-learn estimator whose ``fit(X, y)`` sets
-``ranking_`` (1 = best, complete), or a transformer; :mod:`fsbench.plugins` checks that contract when
-the config is read.
+``ranking_`` (1 = best, complete), or a transformer; :mod:`fsbench.evaluation.plugins` checks that contract
+when the config is read.
 """
 
 from __future__ import annotations

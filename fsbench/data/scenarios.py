@@ -5,8 +5,8 @@ every entry of :data:`SCENARIOS`; a card ``datasets/scen_*.yaml`` names it with 
 *relevance rule* giving, for its parameters, the relevant set R and its informative core I ⊆ R
 (:func:`scenario_relevance`, read by :func:`fsbench.results.ground_truth.relevant_features`). As for the
 Weston toys, the relevant features always come first — R = {0, …, r − 1} (0-based). A run permutes the
-columns of every task before the selector sees them (``fsbench/protocol.py``), so that layout helps no
-selector that breaks score ties by the lower column index. Labels are y ∈ {−1, +1}. The data are neither
+columns of every task before the selector sees them (``fsbench/evaluation/protocol.py``), so that layout helps
+no selector that breaks score ties by the lower column index. Labels are y ∈ {−1, +1}. The data are neither
 shifted nor scaled (the protocol z-scores with the training statistics).
 
 What "relevant" means (stated once, for every scenario): R is the union of the *Markov boundaries* of y,

@@ -28,8 +28,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fsbench.config import ConfigError, Experiment
-from fsbench.protocol import Task, TaskData, TaskResult, load_task_data
+from fsbench.config.experiment import ConfigError, Experiment
+from fsbench.evaluation.protocol import Task, TaskData, TaskResult, load_task_data
 from fsbench.results.loading import read_results
 from fsbench.results.schema import SCHEMA_VERSION
 

@@ -13,9 +13,9 @@ import importlib
 from collections.abc import Iterable
 from pathlib import Path
 
-from fsbench.config import Experiment, load_experiment, parse_experiment
+from fsbench.config.experiment import Experiment, load_experiment, parse_experiment
 from fsbench.diagnostics.base import Diagnostic
-from fsbench.plugins import activate
+from fsbench.evaluation.plugins import activate
 from fsbench.results.loading import read_run
 
 #: Bare names of diagnostics shipped with fsbench → ``module:Class``.

@@ -12,9 +12,9 @@ cells → values; this module imports none of the others):
 * a dataset card's fields (:func:`read_card`) and the first sentence of its notes, for the report's
   substitutions list (:func:`card_note`).
 
-Configs and cards are read as YAML text, not through :mod:`fsbench.config` (which imports
+Configs and cards are read as YAML text, not through :mod:`fsbench.config.experiment` (which imports
 :mod:`fsbench.algorithms`), so that the comparison imports no algorithm; a config that names a ``base:``
-is read merged over it (:mod:`fsbench.config_files`), and its ``[D]`` comments are those of its own file
+is read merged over it (:mod:`fsbench.config.files`), and its ``[D]`` comments are those of its own file
 plus the base's on keys it does not set (:func:`layered_defaults`).
 """
 
@@ -32,7 +32,7 @@ from typing import Any
 import yaml
 
 import fsbench
-from fsbench.config_files import BASE_KEY, ConfigError, config_layers, merge_config
+from fsbench.config.files import BASE_KEY, ConfigError, config_layers, merge_config
 from fsbench.data.cards import cards_dir
 from fsbench.results.paper_values import read_paper_values, split_defaults
 
@@ -323,7 +323,7 @@ def layered_defaults(layers: list[tuple[str, dict[str, Any]]]) -> list[str]:
     Parameters
     ----------
     layers : list of (str, dict)
-        Each file's text and own mapping, deepest base first (:func:`fsbench.config_files.config_layers`).
+        Each file's text and own mapping, deepest base first (:func:`fsbench.config.files.config_layers`).
 
     Returns
     -------

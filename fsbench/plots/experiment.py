@@ -27,7 +27,7 @@ styles) :mod:`fsbench.plots.style`.
 
 **Kernel-space transformers** (no ranking of the input features: an empty ``order`` in ``rankings.csv``)
 are evaluated at the requested S up to their output dimension and at that dimension itself, which can
-depend on the training data (``fsbench.protocol.transform_grid``): a task's largest S is its own
+depend on the training data (``fsbench.evaluation.protocol.transform_grid``): a task's largest S is its own
 dimension. Curves join only the requested S (the grid), each point the mean over the repeats that
 reached that S (the legend says how many where not all did; such points are hollow). Where a method's
 own dimension is data-determined — it varies over repeats or lies off the grid — it is one marker per
@@ -198,7 +198,7 @@ def mark_dimensions(df: pd.DataFrame, transformers: set[str] | None = None) -> p
 
     Decided per (dataset, kernel, n_train) from the rows alone: a transformer's task is evaluated at the
     requested S up to its output dimension and at that dimension, so a task's largest S is its own
-    dimension and every other S is requested (:func:`fsbench.protocol.transform_grid`).
+    dimension and every other S is requested (:func:`fsbench.evaluation.protocol.transform_grid`).
 
     Parameters
     ----------

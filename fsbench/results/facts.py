@@ -54,7 +54,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from fsbench.config_files import read_config
+from fsbench.config.files import read_config
 from fsbench.results.comparison_file import COMPARISON_FILE, read_comparison_file
 from fsbench.results.loading import baseline_labels, find_result_dirs, read_results, read_table
 from fsbench.results.run_state import read_run_json

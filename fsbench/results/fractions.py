@@ -2,7 +2,7 @@
 
 A run whose S grid is given as fractions of D (``protocol.n_features: {fraction_of_D: [...]}``) evaluates
 every dataset at its own S values; results pool across datasets at a *fraction*: the S that the fraction
-of the dataset's D resolves to (:func:`fsbench.config_files.fraction_size`, the run's own rule). Here
+of the dataset's D resolves to (:func:`fsbench.config.files.fraction_size`, the run's own rule). Here
 
 * :func:`fraction_grid` reads the fractions from the runs' ``run.json``;
 * :func:`compare_at_fractions` runs :func:`fsbench.results.compare.compare_selectors` with
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from fsbench.config_files import fraction_size
+from fsbench.config.files import fraction_size
 from fsbench.results.compare import Comparison, compare_selectors
 from fsbench.results.loading import ResultSet
 from fsbench.results.pairing import split_columns_of

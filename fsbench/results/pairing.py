@@ -31,7 +31,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from fsbench.config_files import fraction_size
+from fsbench.config.files import fraction_size
 from fsbench.results.schema import BASELINE
 from fsbench.results.ties import at_resolution
 
@@ -56,7 +56,7 @@ def fraction_rows(
     """The rows of ``results.csv`` at fractions of D, as a long table (by fraction, blocks = datasets).
 
     At fraction f a dataset of D features contributes its rows at S = max(1, round-half-up(f·D)) (the run's
-    rule, :func:`fsbench.config_files.fraction_size`); the all-features baseline (S = D) is repeated at
+    rule, :func:`fsbench.config.files.fraction_size`); the all-features baseline (S = D) is repeated at
     every fraction, so that "selection against all features" is a comparison within one fraction.
 
     Parameters

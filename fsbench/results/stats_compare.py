@@ -43,7 +43,7 @@ feature sets, the same splits), which the Friedman test assumes; the p-values ar
 kernel, n_train): fewer, but independent, blocks.
 
 ``fraction=f`` keeps, on every dataset, only the S that the fraction f of its D resolves to
-(:func:`fsbench.config_files.fraction_size`, the rule of ``protocol.n_features: {fraction_of_D: [...]}``;
+(:func:`fsbench.config.files.fraction_size`, the rule of ``protocol.n_features: {fraction_of_D: [...]}``;
 D from the rankings, else the baseline's S): one block per (directory, dataset, kernel, n_train), so that
 datasets of different D are compared at the same share of their features — the blocks are then the
 datasets, independent as the Friedman test assumes. On a small D several fractions can resolve to the same
@@ -74,7 +74,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from fsbench.config_files import fraction_size
+from fsbench.config.files import fraction_size
 from fsbench.results.loading import ResultSet
 from fsbench.results.pairing import common_splits, split_columns_of
 from fsbench.results.schema import BASELINE

@@ -25,8 +25,8 @@ import joblib
 from threadpoolctl import threadpool_limits
 
 from fsbench._malloc import tune_malloc
-from fsbench.plugins import activate as activate_plugins
-from fsbench.protocol import Task, TaskResult, failed_result
+from fsbench.evaluation.plugins import activate as activate_plugins
+from fsbench.evaluation.protocol import Task, TaskResult, failed_result
 from fsbench.run.checks import SCHEDULER_TIMEOUT
 from fsbench.run.errors import RunError
 from fsbench.run.kinds import kind_of

@@ -11,8 +11,9 @@ What the closure leaves out, and why (each is pinned otherwise):
 
 - :mod:`fsbench.algorithms.registry` — a table from names to ``module:Class``; the selector's own module is
   hashed instead, so adding a selector to the table does not change the code of the others;
-- :mod:`fsbench.config` and :mod:`fsbench.config_files` — what they produce, the effective config, is
-  hashed into ``run.json``'s ``config_hash`` and checked on every resume;
+- :mod:`fsbench.config` (the package), :mod:`fsbench.config.experiment` and :mod:`fsbench.config.files` —
+  what they produce, the effective config, is hashed into ``run.json``'s ``config_hash`` and checked on
+  every resume (:mod:`fsbench.config.classifier_names` is hashed: the classifiers read their specs there);
 - :mod:`fsbench.results.schema` — its version is recorded in every row.
 
 The closure is computed from source text (``ast``), never by importing, so the same function hashes the
@@ -30,10 +31,16 @@ from pathlib import Path
 
 #: Modules whose effect on a task is pinned otherwise (see the module docstring).
 EXCLUDED = frozenset(
-    {"fsbench.algorithms.registry", "fsbench.config", "fsbench.config_files", "fsbench.results.schema"}
+    {
+        "fsbench.algorithms.registry",
+        "fsbench.config",
+        "fsbench.config.experiment",
+        "fsbench.config.files",
+        "fsbench.results.schema",
+    }
 )
 #: The protocol's entry module: every task's code starts here.
-PROTOCOL = "fsbench.protocol"
+PROTOCOL = "fsbench.evaluation.protocol"
 
 #: Reads the source of a module path relative to the checkout (``fsbench/a/b.py``); None when absent.
 Reader = Callable[[str], "str | None"]
@@ -129,7 +136,7 @@ def closure(roots: list[str], read: Reader = tree_reader) -> dict[str, str]:
     Parameters
     ----------
     roots : list of str
-        Module names (``fsbench.protocol``, a selector's module).
+        Module names (``fsbench.evaluation.protocol``, a selector's module).
     read : callable
         :func:`tree_reader` (the working tree) or :func:`git_reader` (a commit).
 

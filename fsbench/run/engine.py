@@ -30,12 +30,12 @@ and says so. ``--fresh`` discards the task files and starts over.
 :func:`dry_run` makes the same checks and counts without writing anything or running a task.
 
 :func:`validate` opens every dataset (hashing and parsing card files), checks every selector's
-parameters and fits every user selector class on a tiny problem (:mod:`fsbench.plugins`, in a worker
-process: :mod:`fsbench.run.workers`), so bad input stops the run before the lock, ``run.json`` or any
+parameters and fits every user selector class on a tiny problem (:mod:`fsbench.evaluation.plugins`, in a
+worker process: :mod:`fsbench.run.workers`), so bad input stops the run before the lock, ``run.json`` or any
 task; :func:`check_backend_options` and :func:`check_output` do the same for the environment.
 
 Tasks run in worker processes (loky, also for ``--jobs 1``; or dask futures), one task per future: an
-exception inside a task is recorded by :func:`fsbench.protocol.run_task` with its traceback, and a
+exception inside a task is recorded by :func:`fsbench.evaluation.protocol.run_task` with its traceback, and a
 task whose process dies (segfault, out-of-memory kill) is recorded as failed by
 :func:`local_results` / :func:`dask_results`; either way the other tasks go on. Ctrl-C and SIGTERM
 stop the run (exit 130) and kill its loky workers; after ``kill -9`` they end by themselves within
@@ -54,8 +54,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from fsbench.algorithms.registry import resolve
-from fsbench.config import Experiment
-from fsbench.protocol import Task
+from fsbench.config.experiment import Experiment
+from fsbench.evaluation.protocol import Task
 from fsbench.results.schema import SCHEMA_VERSION
 from fsbench.results.table_files import TABLE_FILE_NAMES
 from fsbench.run.backends import (

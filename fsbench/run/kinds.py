@@ -6,8 +6,8 @@ the columns of its ``results.csv`` (:meth:`TaskKind.columns`) and whether its ta
 (:attr:`TaskKind.rankings`: a ``rankings.csv`` beside the results). The planner, the workers, the store
 and the engine ask :func:`kind_of` and never test which kind it is.
 
-* :class:`SelectThenClassify`: the protocol's task (:func:`fsbench.protocol.run_task`): fit a selector on
-  the training split, classify the test split with the top S features; one task per selector.
+* :class:`SelectThenClassify`: the protocol's task (:func:`fsbench.evaluation.protocol.run_task`): fit a
+  selector on the training split, classify the test split with the top S features; one task per selector.
 * :class:`DiagnosticTasks`: an analysis that is not "select, then classify"
   (:class:`fsbench.diagnostics.base.Diagnostic`, named ``module:Class`` in the config): its own columns,
   no ranking; one task per split, or per selector too where the diagnostic says so.
@@ -18,10 +18,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from fsbench.config import ConfigError, Experiment, SelectorConfig
+from fsbench.config.experiment import ConfigError, Experiment, SelectorConfig
 from fsbench.diagnostics.base import Diagnostic
 from fsbench.diagnostics.registry import UnknownDiagnosticError, get_diagnostic
-from fsbench.protocol import Task, TaskResult, run_task
+from fsbench.evaluation.protocol import Task, TaskResult, run_task
 from fsbench.results.schema import RESULT_COLUMNS
 
 

@@ -8,12 +8,12 @@ import numpy as np
 
 from fsbench.algorithms.kernels import parse_gamma
 from fsbench.algorithms.registry import UnknownSelectorError, get_selector, resolve
-from fsbench.config import ConfigError, Experiment
+from fsbench.config.experiment import ConfigError, Experiment
 from fsbench.data import DatasetError, SyntheticDataset, get_card, open_dataset
-from fsbench.plugins import ContractError, check_class, source_of
-from fsbench.plugins import activate as activate_plugins
-from fsbench.protocol import Task, is_user_class
-from fsbench.resampling import train_size
+from fsbench.evaluation.plugins import ContractError, check_class, source_of
+from fsbench.evaluation.plugins import activate as activate_plugins
+from fsbench.evaluation.protocol import Task, is_user_class
+from fsbench.evaluation.resampling import train_size
 from fsbench.run.kinds import kind_of
 from fsbench.run.workers import check_contracts
 

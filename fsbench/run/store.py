@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from fsbench.protocol import Task, TaskResult
+from fsbench.evaluation.protocol import Task, TaskResult
 from fsbench.results.run_state import (  # noqa: F401 - re-exported: the runner's names
     RunState,
     canonical_json,

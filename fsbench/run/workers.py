@@ -33,9 +33,9 @@ from pathlib import Path
 from typing import Any
 
 from fsbench.algorithms.registry import resolve
-from fsbench.config import KernelConfig, SelectorConfig
-from fsbench.plugins import CHECK_SHAPE, ContractError, contract_failure, contract_key, source_of
-from fsbench.plugins import activate as activate_plugins
+from fsbench.config.experiment import KernelConfig, SelectorConfig
+from fsbench.evaluation.plugins import CHECK_SHAPE, ContractError, contract_failure, contract_key, source_of
+from fsbench.evaluation.plugins import activate as activate_plugins
 from fsbench.processes import worker_pool
 from fsbench.run.errors import RunError
 
@@ -100,14 +100,14 @@ def death_cause(exc: BaseException) -> str:
 
 
 # --------------------------------------------------------------------------- the contract check
-#: contract key (:func:`fsbench.plugins.contract_key`) -> the failure (None: passed); validate() runs
-#: once from the command line and again in run_experiment, and the check fits the class.
+#: contract key (:func:`fsbench.evaluation.plugins.contract_key`) -> the failure (None: passed); validate()
+#: runs once from the command line and again in run_experiment, and the check fits the class.
 _CHECKED: dict[str, str | None] = {}
 
 
 def _contract_in_worker(sel: SelectorConfig, kernels: list, paths: list[str], crash_log: str) -> str | None:
     """Worker side of :func:`check_contracts`: the parent's import path, the fault handler's dump to
-    ``crash_log`` (not to the terminal), then :func:`fsbench.plugins.contract_failure`."""
+    ``crash_log`` (not to the terminal), then :func:`fsbench.evaluation.plugins.contract_failure`."""
     activate_plugins([p for p in paths if p not in sys.path])  # a reused worker predates them
     with open(crash_log, "w") as log:
         faulthandler.enable(file=log)
@@ -130,10 +130,10 @@ def _where(dump: str, path: str | None) -> str:
 def check_contracts(sels: Sequence[SelectorConfig], kernels: Iterable[KernelConfig]) -> None:
     """Check each user class of ``sels`` against the selector contract in a worker process.
 
-    One worker fits the classes one after the other (:func:`fsbench.plugins.check_contract`); results
-    are cached for the life of this process. A class whose check kills the worker (a signal, the
-    out-of-memory killer, an exit) is refused like one that breaks the contract, naming its file and
-    the cause; the check's processes are not left behind.
+    One worker fits the classes one after the other (:func:`fsbench.evaluation.plugins.check_contract`);
+    results are cached for the life of this process. A class whose check kills the worker (a signal, the
+    out-of-memory killer, an exit) is refused like one that breaks the contract, naming its file and the
+    cause; the check's processes are not left behind.
 
     Parameters
     ----------
@@ -144,7 +144,7 @@ def check_contracts(sels: Sequence[SelectorConfig], kernels: Iterable[KernelConf
 
     Raises
     ------
-    fsbench.plugins.ContractError
+    fsbench.evaluation.plugins.ContractError
         For the first class (config order) that fails, with ``selector`` set to its entry.
     RunError
         When no worker process can be started.

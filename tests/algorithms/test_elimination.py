@@ -13,7 +13,6 @@ from sklearn.svm import SVC
 from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.estimator_checks import check_param_validation
 
-from fsbench import config
 from fsbench.algorithms.base import ranking_from_order, ranking_from_scores
 from fsbench.algorithms.clinical import (
     ClinicalSVMRFE,
@@ -34,8 +33,9 @@ from fsbench.algorithms.kernels import KERNEL_CONSTRAINTS, KERNEL_PARAMS, Kernel
 from fsbench.algorithms.registry import available, get_selector, resolve
 from fsbench.algorithms.rfe import SVMRFE
 from fsbench.algorithms.sensitivity import FSPP
-from fsbench.classifiers import CLASSIFIERS
+from fsbench.config import experiment as config
 from fsbench.data.synthetic import weston_linear, weston_nonlinear
+from fsbench.evaluation.classifiers import CLASSIFIERS
 
 STEPS = [(1, 0), (3, 0), (0.2, 0), (0.5, 0), ("halving", 0), ("halving", 4), (0.3, 5)]
 

@@ -5,7 +5,7 @@ import pytest
 
 from fsbench.algorithms.kernels import parse_gamma, resolve_gamma
 from fsbench.algorithms.registry import get_selector
-from fsbench.config import ConfigError, parse_experiment
+from fsbench.config.experiment import ConfigError, parse_experiment
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,7 @@
 """No registered selector may depend on numpy's or Python's global random state.
 
 A run seeds every selector through its ``random_state`` (the task's selector seed,
-:func:`fsbench.protocol.build_selector`); a selector that draws from the *global* state instead (an
+:func:`fsbench.evaluation.protocol.build_selector`); a selector that draws from the *global* state instead (an
 unseeded scikit-learn estimator inside it, ``np.random.*``, ``random.*``) gives a different result
 on every rerun of the same task. Each registered selector — read from the registry when the tests
 are collected, so selectors added later are covered too — is fitted with a fixed ``random_state``

@@ -130,8 +130,8 @@ def test_the_categorical_mask_changes_what_the_selector_sees():
 
 
 def test_a_run_passes_the_card_mask_to_the_selector():
-    from fsbench.config import KernelConfig, SelectorConfig
-    from fsbench.protocol import build_selector
+    from fsbench.config.experiment import KernelConfig, SelectorConfig
+    from fsbench.evaluation.protocol import build_selector
 
     mask = np.array([True, False, False])
     for name in NAMES:

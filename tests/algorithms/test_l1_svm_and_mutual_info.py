@@ -2,7 +2,7 @@
 categorical mask.
 
 * ``l1_svm``: liblinear's coordinate order is a random draw; the selector takes ``random_state``, which
-  a run sets to the task's selector seed (:func:`fsbench.protocol.build_selector`), and counts the
+  a run sets to the task's selector seed (:func:`fsbench.evaluation.protocol.build_selector`), and counts the
   fits that hit ``max_iter`` (``n_not_converged_``; ``converged_`` is the run's ``converged`` column).
 * ``mutual_info``: ``categorical`` (the card's mask, passed by the protocol as to the Relief adapters)
   becomes scikit-learn's ``discrete_features``.
@@ -22,9 +22,9 @@ from sklearn.feature_selection import mutual_info_classif
 from sklearn.svm import LinearSVC
 
 from fsbench.algorithms.registry import get_selector
-from fsbench.config import KernelConfig, SelectorConfig, parse_experiment
+from fsbench.config.experiment import KernelConfig, SelectorConfig, parse_experiment
 from fsbench.data import DatasetError, open_dataset
-from fsbench.protocol import build_selector, load_task_data, run_task
+from fsbench.evaluation.protocol import build_selector, load_task_data, run_task
 from fsbench.run.plan import expand
 
 

@@ -122,7 +122,7 @@ def test_a_config_error_imports_no_heavy_module(tmp_path, text, message):
 def test_loading_a_bad_config_imports_no_heavy_module(tmp_path):
     (tmp_path / "bad.yaml").write_text("name: x\nbogus_key: 1\n", encoding="utf-8")
     code = """
-        from fsbench.config import ConfigError, load_experiment
+        from fsbench.config.experiment import ConfigError, load_experiment
         try:
             load_experiment("bad.yaml")
         except ConfigError as exc:

@@ -20,7 +20,7 @@ import pytest
 from conftest import cli, cli_subprocess, result_dicts, write_config
 
 from fsbench.algorithms.alignment import SAS
-from fsbench.resampling import standardize
+from fsbench.evaluation.resampling import standardize
 
 CORPUS = Path(__file__).resolve().parent / "bad_configs"
 BAD_CONFIGS = sorted(CORPUS.glob("*.yaml"))

@@ -17,8 +17,8 @@ import pytest
 import yaml
 from conftest import cli
 
-from fsbench.config import config_kind, load_experiment
-from fsbench.config_files import BASE_KEY, ConfigError, config_layers, merge_config, read_config
+from fsbench.config.experiment import config_kind, load_experiment
+from fsbench.config.files import BASE_KEY, ConfigError, config_layers, merge_config, read_config
 from fsbench.papers.values import config_defaults, layered_defaults
 
 REPO = Path(__file__).resolve().parents[2]

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from conftest import TINY, cli, result_dicts, write_config
 
-from fsbench.config import FeatureFractions
+from fsbench.config.experiment import FeatureFractions
 
 
 @pytest.mark.parametrize(
@@ -36,7 +36,7 @@ def test_run_with_fractions_evaluates_the_resolved_sizes(tmp_path: Path) -> None
 
 
 def test_coarse_thins_a_fraction_grid(tmp_path: Path) -> None:
-    from fsbench.config import load_experiment
+    from fsbench.config.experiment import load_experiment
 
     cfg = write_config(
         tmp_path / "frac.yaml",

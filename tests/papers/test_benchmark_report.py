@@ -14,7 +14,7 @@ from conftest import REPO
 from results_helpers import fixed_ranker, random_ranker, write_result_dir
 
 from fsbench.build import BuildError, build
-from fsbench.config_files import fraction_size
+from fsbench.config.files import fraction_size
 
 FRACTIONS = (0.1, 0.3)
 SIZES = {"a": 10, "b": 20, "c": 40, "weston_nonlinear": 52}

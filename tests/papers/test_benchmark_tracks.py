@@ -16,7 +16,7 @@ from conftest import REPO, cli, write_config
 from scipy import stats
 
 from fsbench.build import build
-from fsbench.config_files import fraction_size
+from fsbench.config.files import fraction_size
 from fsbench.results.tracks import group_by_track
 
 DATASETS = ["weston_linear", "weston_nonlinear", "scen_xor"]

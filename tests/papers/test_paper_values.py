@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fsbench.config import config_kind, load_experiment
+from fsbench.config.experiment import config_kind, load_experiment
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG_DIR = ROOT / "configs" / "ramona2012"

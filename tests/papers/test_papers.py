@@ -20,12 +20,12 @@ import yaml
 from conftest import REPO
 
 from fsbench.algorithms.branch_bound import BranchAndBound, ExhaustiveWrapper
-from fsbench.classifiers import fit_predict
-from fsbench.config import ConfigError, load_experiment, parse_experiment
+from fsbench.config.experiment import ConfigError, load_experiment, parse_experiment
 from fsbench.data import open_dataset
 from fsbench.diagnostics.registry import get_diagnostic
-from fsbench.plugins import activate
-from fsbench.protocol import _metrics
+from fsbench.evaluation.classifiers import fit_predict
+from fsbench.evaluation.plugins import activate
+from fsbench.evaluation.protocol import _metrics
 from fsbench.report import write_report
 from fsbench.results.loading import Results, read_results, read_run
 from fsbench.results.paper_values import paper_cells, read_paper_values

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from fsbench.cli import app
-from fsbench.config import ConfigError, config_kind, load_experiment
-from fsbench.config_files import config_layers, read_config
+from fsbench.config.experiment import ConfigError, config_kind, load_experiment
+from fsbench.config.files import config_layers, read_config
 from fsbench.data import DatasetError, get_card
 from fsbench.run.plan import validate
 
@@ -270,7 +270,7 @@ def test_toy_figures(exps):
 
 def test_coarse_override_thins_every_grid_keeping_the_ends():
     """`--coarse K` (make reproduce-quick) keeps first and last n / S and at most K values per grid."""
-    from fsbench.config import thin_grid
+    from fsbench.config.experiment import thin_grid
 
     assert thin_grid([10, 20, 30, 40, 50, 60, 70, 80, 90, 100], 3) == [10, 60, 100]
     assert thin_grid([5, 10], 3) == [5, 10]

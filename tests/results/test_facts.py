@@ -192,7 +192,7 @@ def test_build_rebuilds_a_report_whose_notes_quote_that_report(mini, monkeypatch
 def test_config_tasks_counts_as_the_planner_does():
     """``config_tasks`` reads the YAML without the selector registry (results layer); it must count what
     :func:`fsbench.run.plan.expand` plans, for every benchmark track and every config a marker names."""
-    from fsbench.config import load_experiment
+    from fsbench.config.experiment import load_experiment
     from fsbench.run.plan import expand
 
     named = {parse_key(m.key)[1][0] for m in _markers() if parse_key(m.key)[0].name == "config_tasks"}

@@ -11,8 +11,8 @@ import pytest
 from conftest import cli
 from results_helpers import fixed_ranker, random_ranker, write_result_dir
 
-from fsbench.config import FeatureFractions
-from fsbench.config_files import fraction_size
+from fsbench.config.experiment import FeatureFractions
+from fsbench.config.files import fraction_size
 from fsbench.results.compare import compare_selectors, run_compare
 from fsbench.results.cost import accuracy_vs_time, pareto_front, selection_time
 from fsbench.results.fractions import (

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fsbench.config_files import fraction_size
+from fsbench.config.files import fraction_size
 from fsbench.results.pairing import block_means, common_splits, fraction_rows, paired_values
 
 

@@ -6,13 +6,15 @@ from __future__ import annotations
 from fsbench.run.code import EXCLUDED, changed_modules, closure, code_hash, selector_roots
 
 SOURCES = {
-    "fsbench/protocol.py": "from fsbench.algorithms.kernels import rbf\nimport fsbench.algorithms.registry\n",
+    "fsbench/evaluation/protocol.py": (
+        "from fsbench.algorithms.kernels import rbf\nimport fsbench.algorithms.registry\n"
+    ),
     "fsbench/algorithms/__init__.py": "",
     "fsbench/algorithms/kernels.py": "import numpy as np\n",
     "fsbench/algorithms/registry.py": "X = {'a': 'fsbench.algorithms.sel:A'}\n",
     "fsbench/algorithms/sel.py": "def f():\n    from .helpers import g  # a lazy, relative import\n",
-    "fsbench/algorithms/helpers.py": "from fsbench import config\n",
-    "fsbench/config.py": "from fsbench.algorithms import kernels\n",
+    "fsbench/algorithms/helpers.py": "from fsbench.config import experiment\n",
+    "fsbench/config/experiment.py": "from fsbench.algorithms import kernels\n",
 }
 
 
@@ -23,7 +25,7 @@ def reader(sources):
 def test_the_closure_follows_lazy_and_relative_imports_and_leaves_out_the_pinned_modules():
     mods = closure(selector_roots("fsbench.algorithms.sel"), reader(SOURCES))
     assert set(mods) == {
-        "fsbench.protocol",
+        "fsbench.evaluation.protocol",
         "fsbench.algorithms",
         "fsbench.algorithms.kernels",
         "fsbench.algorithms.sel",
@@ -34,7 +36,9 @@ def test_the_closure_follows_lazy_and_relative_imports_and_leaves_out_the_pinned
 
 def test_an_edit_changes_the_hash_of_exactly_the_selectors_that_reach_it():
     before = reader(SOURCES)
-    edited = reader({**SOURCES, "fsbench/algorithms/helpers.py": "from fsbench import config  # edited\n"})
+    edited = reader(
+        {**SOURCES, "fsbench/algorithms/helpers.py": "from fsbench.config import experiment  # edited\n"}
+    )
     sel_old, sel_new = (closure(selector_roots("fsbench.algorithms.sel"), r) for r in (before, edited))
     assert code_hash(sel_old) != code_hash(sel_new)
     assert changed_modules(sel_old, sel_new) == ["fsbench.algorithms.helpers"]

@@ -11,8 +11,8 @@ import pytest
 from conftest import TINY, cli, result_dicts, result_rows, write_config
 from threadpoolctl import threadpool_info, threadpool_limits
 
-from fsbench.config import parse_experiment
-from fsbench.resampling import derive_seed
+from fsbench.config.experiment import parse_experiment
+from fsbench.evaluation.resampling import derive_seed
 from fsbench.run.plan import expand
 
 #: TINY plus the thread probe, which reports the BLAS threads it sees as n_iter (must be 1).

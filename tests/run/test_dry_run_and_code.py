@@ -19,12 +19,12 @@ import pytest
 import typer
 from conftest import REPO, cli, result_rows, write_config
 
-import fsbench.protocol
+import fsbench.evaluation.protocol
 import fsbench.run.backends
 import fsbench.run.engine
 import fsbench.run.kinds
 from fsbench.cli import app
-from fsbench.resampling import derive_seed
+from fsbench.evaluation.resampling import derive_seed
 from fsbench.run.checks import BACKENDS
 
 #: 2 n_train x 3 repeats x 2 selectors = 12 tasks of ~10 ms each.
@@ -90,7 +90,7 @@ def _no_task_may_run(monkeypatch: pytest.MonkeyPatch) -> None:
         (fsbench.run.engine, "run_one"),
         (fsbench.run.backends, "run_one"),
         (fsbench.run.kinds, "run_task"),
-        (fsbench.protocol, "run_task"),
+        (fsbench.evaluation.protocol, "run_task"),
     ):
         monkeypatch.setattr(module, attr, refuse)
 

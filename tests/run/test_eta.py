@@ -41,7 +41,7 @@ def test_unmeasured_results_and_format():
 def test_run_experiment_feeds_the_eta(tmp_path, pinned_commit):
     from conftest import write_config
 
-    from fsbench.config import load_experiment
+    from fsbench.config.experiment import load_experiment
     from fsbench.run.engine import run_experiment
 
     seen: list[float | None] = []

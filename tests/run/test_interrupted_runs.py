@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import cli, result_dicts, write_config
 
-from fsbench.config import load_experiment
+from fsbench.config.experiment import load_experiment
 from fsbench.run.engine import run_experiment, unfinished_runs
 from fsbench.run.store import count_task_files, run_state
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from conftest import REPO
 
-from fsbench.config import ConfigError
+from fsbench.config.experiment import ConfigError
 from fsbench.results.schema import RESULT_COLUMNS
 from fsbench.run.kinds import DiagnosticTasks, SelectThenClassify, kind_of
 

@@ -13,9 +13,9 @@ import pytest
 
 from fsbench.algorithms.kernels import Kernel, origin_sq_distances
 from fsbench.algorithms.svm import PairwiseCouplingSVC
-from fsbench.classifiers import fit_predict, fit_predict_per_pair
-from fsbench.config import KernelConfig, ProtocolConfig, SelectorConfig
-from fsbench.protocol import Task, run_task
+from fsbench.config.experiment import KernelConfig, ProtocolConfig, SelectorConfig
+from fsbench.evaluation.classifiers import fit_predict, fit_predict_per_pair
+from fsbench.evaluation.protocol import Task, run_task
 
 
 def _protocol(**kw) -> ProtocolConfig:
@@ -157,7 +157,7 @@ def _in_memory(monkeypatch, X, y):
 
     ds = _DS()
     ds.X, ds.y = X, y
-    monkeypatch.setattr("fsbench.protocol.open_dataset", lambda spec: ds)
+    monkeypatch.setattr("fsbench.evaluation.protocol.open_dataset", lambda spec: ds)
 
 
 def test_pair_orders_are_keyed_by_class_index_and_all_baseline_runs_once(monkeypatch):

@@ -17,7 +17,7 @@ import pytest
 import yaml
 from conftest import REPO, cli, result_dicts
 
-from fsbench.config import (
+from fsbench.config.experiment import (
     ConfigError,
     ProtocolConfig,
     config_kind,
@@ -27,8 +27,8 @@ from fsbench.config import (
 )
 from fsbench.data import DatasetError, get_card, open_dataset
 from fsbench.diagnostics.registry import get_diagnostic
-from fsbench.protocol import build_selector, load_task_data
-from fsbench.resampling import draw_split, kfold_parts, train_size
+from fsbench.evaluation.protocol import build_selector, load_task_data
+from fsbench.evaluation.resampling import draw_split, kfold_parts, train_size
 from fsbench.run.plan import expand, validate
 
 CONFIG_FILES = sorted((REPO / "configs").rglob("*.yaml"))

@@ -40,9 +40,9 @@ from conftest import (
 from test_reliability import _kill_group, _n_task_files
 
 import fsbench.run.engine
-from fsbench.config import load_experiment
+from fsbench.config.experiment import load_experiment
 from fsbench.data import get_card, open_dataset
-from fsbench.resampling import train_size
+from fsbench.evaluation.resampling import train_size
 
 PAUL = REPO / "configs" / "paul2015" / "clinical_bcr.yaml"
 RING_UCI = REPO / "configs" / "ring2015" / "uci.yaml"

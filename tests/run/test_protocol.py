@@ -3,9 +3,9 @@
 import numpy as np
 
 from fsbench.algorithms.base import BaseSelector, ranking_from_scores
-from fsbench.config import KernelConfig, ProtocolConfig, SelectorConfig
-from fsbench.protocol import Task, run_task
-from fsbench.resampling import _stratified_take, derive_seed
+from fsbench.config.experiment import KernelConfig, ProtocolConfig, SelectorConfig
+from fsbench.evaluation.protocol import Task, run_task
+from fsbench.evaluation.resampling import _stratified_take, derive_seed
 
 
 class ConstantScores(BaseSelector):
@@ -117,7 +117,7 @@ def test_transformers_are_evaluated_on_their_output_dimensions():
 
 
 def test_balanced_take_gives_equal_counts_per_class():
-    from fsbench.resampling import _take
+    from fsbench.evaluation.resampling import _take
 
     rng = np.random.default_rng(1)
     y = np.array([0] * 70 + [1] * 20 + [2] * 10)

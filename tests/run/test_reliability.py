@@ -33,7 +33,7 @@ from conftest import (
     write_config,
 )
 
-from fsbench.resampling import derive_seed
+from fsbench.evaluation.resampling import derive_seed
 from fsbench.run.provenance import git_commit
 from fsbench.run.store import TaskStore
 

@@ -1,7 +1,7 @@
 """Issue 16: a researcher's own selector, and every failure around it.
 
-* the user-selector contract, checked when the config is read (``fsbench.plugins``), the ``plugins:``
-  key, class-index labels and numeric ``gamma`` for user classes;
+* the user-selector contract, checked when the config is read (``fsbench.evaluation.plugins``), the
+  ``plugins:`` key, class-index labels and numeric ``gamma`` for user classes;
 * a failed task keeps its full traceback in its task file; a worker process that dies (segfault,
   SIGKILL) costs its task only, with ``--jobs 1`` too, and the culprit is found with ``--jobs 2``;
 * ``--exclude-selector`` on an existing output directory; the source hash of user classes and the
@@ -27,7 +27,7 @@ import pytest
 import yaml
 from conftest import REPO, cli, fsbench_argv, result_dicts, result_rows, subprocess_env
 
-from fsbench.resampling import derive_seed
+from fsbench.evaluation.resampling import derive_seed
 
 SEED = 11
 #: 1 n_train x 3 repeats x 2 selectors = 6 tasks of ~10 ms each.
@@ -201,7 +201,7 @@ def test_unimportable_user_class_says_how_to_make_it_importable(tmp_path):
 
 
 def test_plugins_must_be_directories_and_enter_the_config_hash(tmp_path, plug):
-    from fsbench.config import load_experiment
+    from fsbench.config.experiment import load_experiment
 
     d, mod = plug
     line = one_line_exit_2(
@@ -574,7 +574,7 @@ def test_plugin_directory_reaches_a_worker_started_before_it(tmp_path, plug, pin
 
 def test_user_module_source_path_is_the_module_file(plug):
     from fsbench.algorithms.registry import resolve
-    from fsbench.plugins import activate, source_of
+    from fsbench.evaluation.plugins import activate, source_of
 
     d, mod = plug
     activate([str(d)])

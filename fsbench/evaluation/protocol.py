@@ -1,7 +1,7 @@
 """Evaluation protocol of one task: split → select on train → classifier on the top-S features → metrics.
 
 A *task* is one (dataset, kernel, selector, n_train, repeat[, fold]). Its random draws come from seeds
-derived from the config seed and *names only* (:mod:`fsbench.resampling`):
+derived from the config seed and *names only* (:mod:`fsbench.evaluation.resampling`):
 
 * the split stream from (dataset, n_train, repeat) — never the selector, so every selector sees the
   same training and test sets and comparisons between selectors are paired (the papers' t-tests);
@@ -9,9 +9,9 @@ derived from the config seed and *names only* (:mod:`fsbench.resampling`):
 
 Per task (Ramona 2012 §V; ALGORITHMS.md §0.2, §5, §13):
 
-1. Draw the split (:func:`fsbench.resampling.draw_split`): a count or fraction of the rows, stratified,
-   balanced or plain; the test set is ``n_test`` further rows, the rest, the card's official test split,
-   or one part of a k-fold partition; synthetic datasets draw fresh samples. Labels become class
+1. Draw the split (:func:`fsbench.evaluation.resampling.draw_split`): a count or fraction of the rows,
+   stratified, balanced or plain; the test set is ``n_test`` further rows, the rest, the card's official test
+   split, or one part of a k-fold partition; synthetic datasets draw fresh samples. Labels become class
    indices 0..C-1 (sorted order of the labels; a dataset entry's ``positive`` label makes it 2-class).
 2. Optionally z-score with the training mean/std (a constant training column is centred and left
    unscaled, std := 1, so it stays constant and harmless).
@@ -23,14 +23,14 @@ Per task (Ramona 2012 §V; ALGORITHMS.md §0.2, §5, §13):
    selectors with a ``categorical`` parameter) are permuted the same way.
    *Subset searches* (a class attribute ``subset_size_param``, e.g. branch-and-bound's ``d``) are fitted
    once per S with that parameter set to S, unless the config fixes it.
-4. For each S: the final classifier (:mod:`fsbench.classifiers`; default an SVM on a precomputed Gram
-   matrix, C = Joachims' Ĉ = 1/R̄² recomputed on that training set and feature subset) on the top-S
-   features of the *same* training set; record the test error and the balanced error, and the
-   selector's scalar diagnostics (``n_iter_``, ``converged_``, ``n_evaluations_``,
-   ``criterion_value_``, ``subset_``) where it has them.
+4. For each S: the final classifier (:mod:`fsbench.evaluation.classifiers`; default an SVM on a precomputed
+   Gram matrix, C = Joachims' Ĉ = 1/R̄² recomputed on that training set and feature subset) on the top-S
+   features of the *same* training set; record the test error and the balanced error, and the selector's
+   scalar diagnostics (``n_iter_``, ``converged_``, ``n_evaluations_``, ``criterion_value_``, ``subset_``)
+   where it has them.
 
-Under ``selection: per_pair`` steps 3–4 run per pair of classes instead (:mod:`fsbench.pairwise`): the
-selector is fitted on each pair's training points and each pairwise machine uses its own pair's top-S.
+Under ``selection: per_pair`` steps 3–4 run per pair of classes instead (:mod:`fsbench.evaluation.pairwise`):
+the selector is fitted on each pair's training points and each pairwise machine uses its own pair's top-S.
 """
 
 from __future__ import annotations
@@ -49,12 +49,12 @@ from sklearn.metrics import balanced_accuracy_score
 
 from fsbench.algorithms.kernels import KERNELS, resolve_gamma
 from fsbench.algorithms.registry import get_selector, resolve
-from fsbench.classifier_names import evaluator_label
-from fsbench.classifiers import fit_predict, fit_predict_per_pair
-from fsbench.config import FeatureFractions, KernelConfig, ProtocolConfig, SelectorConfig
+from fsbench.config.classifier_names import evaluator_label
+from fsbench.config.experiment import FeatureFractions, KernelConfig, ProtocolConfig, SelectorConfig
 from fsbench.data import SyntheticDataset, open_dataset
-from fsbench.pairwise import fit_per_pair
-from fsbench.resampling import _take, derive_seed, draw_split, standardize
+from fsbench.evaluation.classifiers import fit_predict, fit_predict_per_pair
+from fsbench.evaluation.pairwise import fit_per_pair
+from fsbench.evaluation.resampling import _take, derive_seed, draw_split, standardize
 from fsbench.results.schema import SCHEMA_VERSION
 
 
@@ -126,7 +126,7 @@ class TaskResult:
 # --------------------------------------------------------------------------- selector
 def is_user_class(cls: type) -> bool:
     """Whether ``cls`` is a researcher's own class rather than one of fsbench's (checked, hashed, and
-    given numeric ``gamma`` values, see :func:`build_selector` and :mod:`fsbench.plugins`)."""
+    given numeric ``gamma`` values, see :func:`build_selector` and :mod:`fsbench.evaluation.plugins`)."""
     module = getattr(cls, "__module__", "") or ""
     return not (module == "fsbench" or module.startswith("fsbench."))
 

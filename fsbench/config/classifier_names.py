@@ -1,7 +1,8 @@
 """Names, config options and per-pair capability of the final classifiers: what a config is checked against.
 
-Defined here, without scikit-learn, so that reading and validating a config (:mod:`fsbench.config`) imports
-no heavy library; :data:`fsbench.classifiers.CLASSIFIERS` pairs each name with its fit-and-predict function.
+Defined here, without scikit-learn, so that reading and validating a config (:mod:`fsbench.config.experiment`)
+imports no heavy library; :data:`fsbench.evaluation.classifiers.CLASSIFIERS` pairs each name with its
+fit-and-predict function.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ reading of a paper that differs from the paper's default experiment in one key::
 
 The file's keys are deep-merged over the base's (:func:`merge_config`: mappings merge key by key, lists
 and scalars replace), recursively down the chain; ``base`` is not part of the result. The merged
-mapping (:func:`read_config`) is what :mod:`fsbench.config` validates, hashes and writes to
+mapping (:func:`read_config`) is what :mod:`fsbench.config.experiment` validates, hashes and writes to
 ``run.json``, so a config rewritten as an override of another keeps its config hash.
 
 This module imports no algorithm, so that readers of configs that need no validation (the paper
@@ -34,8 +34,8 @@ def fraction_size(fraction: float, n_features: int) -> int:
     r"""S of a fraction of D (``protocol.n_features: {fraction_of_D: [...]}``):
     :math:`\max(1, \lfloor fD + \tfrac12\rfloor)`, rounded half-up, at most D.
 
-    Here rather than in :mod:`fsbench.config` so that the analyses of result tables, which may not import
-    the validated config, resolve a fraction to the same S as the run did.
+    Here rather than in :mod:`fsbench.config.experiment` so that the analyses of result tables, which may not
+    import the validated config, resolve a fraction to the same S as the run did.
     """
     return max(1, min(n_features, math.floor(fraction * n_features + 0.5)))
 

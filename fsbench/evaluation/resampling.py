@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from fsbench.config import ProtocolConfig
+from fsbench.config.experiment import ProtocolConfig
 from fsbench.data import SyntheticDataset
 
 MAX_REDRAWS = 100

@@ -27,12 +27,12 @@ come from the config (``classifier: {name, C, class_weight, k}``, :class:`fsbenc
     (``protocol.evaluators``).
 
 To add a classifier: a function with the signature of :func:`_svm` in :data:`_FIT_PREDICT`, and one line in
-:data:`fsbench.classifier_names.CLASSIFIER_SPECS` naming it and its options; :mod:`fsbench.config` reads the
-names and options from there.
+:data:`fsbench.config.classifier_names.CLASSIFIER_SPECS` naming it and its options;
+:mod:`fsbench.config.experiment` reads the names and options from there.
 
-Under ``selection: per_pair`` (:mod:`fsbench.pairwise`) every pair of classes has its own feature subset,
-so there is no single Z: :func:`fit_predict_per_pair` trains the pairwise machines of ``svm`` (voting) or
-``svm_coupling`` (Platt + Hastie–Tibshirani) one pair at a time, each on its own columns.
+Under ``selection: per_pair`` (:mod:`fsbench.evaluation.pairwise`) every pair of classes has its own feature
+subset, so there is no single Z: :func:`fit_predict_per_pair` trains the pairwise machines of ``svm`` (voting)
+or ``svm_coupling`` (Platt + Hastie–Tibshirani) one pair at a time, each on its own columns.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ from fsbench.algorithms.clinical_kernel import ClinicalKernel
 from fsbench.algorithms.coupling import couple_hastie_tibshirani
 from fsbench.algorithms.kernels import Kernel, joachims_C, origin_sq_distances
 from fsbench.algorithms.svm import PairwiseCouplingSVC
-from fsbench.classifier_names import CLASSIFIER_SPECS, PER_PAIR_CLASSIFIERS
+from fsbench.config.classifier_names import CLASSIFIER_SPECS, PER_PAIR_CLASSIFIERS
 
 
 @dataclass(frozen=True)
@@ -129,7 +129,7 @@ _FIT_PREDICT = {
     "logreg": _logreg,
 }
 #: name -> classifier, the one list of final classifiers; names, options and per-pair capability come from
-#: :mod:`fsbench.classifier_names` (what config validation reads, without scikit-learn).
+#: :mod:`fsbench.config.classifier_names` (what config validation reads, without scikit-learn).
 CLASSIFIERS: dict[str, Classifier] = {
     name: Classifier(_FIT_PREDICT[name], options, per_pair=per_pair)
     for name, (options, per_pair) in CLASSIFIER_SPECS.items()

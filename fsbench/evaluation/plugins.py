@@ -4,15 +4,15 @@ the contract it must meet, and the hash of its source.
 * :func:`activate` prepends a config's ``plugins`` directories to ``sys.path``, in the parent and in
   every worker (each task carries them), so a class outside any installed package can be named.
 * :func:`check_contract` is run by :func:`fsbench.run.plan.validate` for every *user class* (one whose
-  module is not part of fsbench, :func:`fsbench.protocol.is_user_class`) before a run starts, in a worker
-  process (:func:`fsbench.run.workers.check_contracts`: a class that crashes it is refused too): the class
-  must be a scikit-learn estimator (``get_params``/``set_params``/``fit``, constructible with its
+  module is not part of fsbench, :func:`fsbench.evaluation.protocol.is_user_class`) before a run starts, in a
+  worker process (:func:`fsbench.run.workers.check_contracts`: a class that crashes it is refused too): the
+  class must be a scikit-learn estimator (``get_params``/``set_params``/``fit``, constructible with its
   defaults and with the config's params, clonable), and fitted on a tiny seeded problem
-  (:func:`check_problem`: 20 x 4, two classes, ``y`` = class indices 0/1, built exactly as a task
-  builds the selector) it must set a valid ``ranking_`` (a permutation of 1..D, 1 = best) or be a
-  transformer (``kind = "transform"``, or ``transform`` and no ``ranking_``) whose output has one row
-  per sample. A failure is one line (:class:`ContractError`) naming what failed; fsbench's own
-  selectors are tested by the test suite instead, and are not fitted here.
+  (:func:`check_problem`: 20 x 4, two classes, ``y`` = class indices 0/1, built exactly as a task builds the
+  selector) it must set a valid ``ranking_`` (a permutation of 1..D, 1 = best) or be a transformer (``kind =
+  "transform"``, or ``transform`` and no ``ranking_``) whose output has one row per sample. A failure is one
+  line (:class:`ContractError`) naming what failed; fsbench's own selectors are tested by the test suite
+  instead, and are not fitted here.
 * :func:`source_of` gives the file and sha256 of a user class's module, recorded in ``run.json``
   (``plugin_sources``) and in each task file (``code_hash``), so that resuming with changed code is
   caught like a changed fsbench commit.
@@ -32,8 +32,8 @@ import numpy as np
 from sklearn.base import clone
 
 from fsbench.algorithms.registry import resolve
-from fsbench.config import KernelConfig
-from fsbench.protocol import build_selector, is_transform
+from fsbench.config.experiment import KernelConfig
+from fsbench.evaluation.protocol import build_selector, is_transform
 
 #: Size of the check problem (samples, features): small enough to cost nothing for any sane selector.
 CHECK_SHAPE = (20, 4)
@@ -119,7 +119,8 @@ def check_contract(sel, kernels: Iterable[Any]) -> None:
         The config entry (name, params, label).
     kernels : iterable of fsbench.config.KernelConfig
         The experiment kernels it will run under: the class is built once per kernel, exactly as a task
-        builds it (:func:`fsbench.protocol.build_selector`: inherited kernel parameters, numeric gamma).
+        builds it (:func:`fsbench.evaluation.protocol.build_selector`: inherited kernel parameters, numeric
+        gamma).
     """
     _check(sel, resolve(sel.name), list(dict.fromkeys(kernels)))  # distinct kernels, in config order
 

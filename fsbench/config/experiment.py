@@ -26,16 +26,16 @@ from pathlib import Path
 from typing import Any
 
 from fsbench.algorithms.kernel_names import GAMMA_RULES, KERNEL_PARAMS, KERNELS, parse_gamma
-from fsbench.classifier_names import CLASSIFIER_OPTIONS, PER_PAIR_CLASSIFIERS, evaluator_label
-from fsbench.config_files import ConfigError, fraction_size, read_config
-from fsbench.config_files import type_name as _tname
+from fsbench.config.classifier_names import CLASSIFIER_OPTIONS, PER_PAIR_CLASSIFIERS, evaluator_label
+from fsbench.config.files import ConfigError, fraction_size, read_config
+from fsbench.config.files import type_name as _tname
 
 CLASS_WEIGHTS = ("balanced",)
 TEST_MODES = ("rest", "official")
 #: Where the selector runs (``protocol.selection``): ``global`` — once on the training set, one top-S subset
 #: for the final classifier; ``per_pair`` — once per pair of classes on that pair's training points, each
-#: pairwise machine on its own pair's top-S (:mod:`fsbench.pairwise`; Ramona 2012 Table II's "pairwise scheme"
-#: read per pair). Per-pair selection needs a pairwise classifier.
+#: pairwise machine on its own pair's top-S (:mod:`fsbench.evaluation.pairwise`; Ramona 2012 Table II's
+#: "pairwise scheme" read per pair). Per-pair selection needs a pairwise classifier.
 SELECTION_MODES = ("global", "per_pair")
 #: What rankings.csv keeps of a ranking: the whole order and its scores, or the order's first max(S)
 #: features only (for D in the thousands, where whole orders would make the committed tables large).
@@ -149,7 +149,7 @@ class FeatureFractions:
 
     @staticmethod
     def size(fraction: float, n_features: int) -> int:
-        """S of one fraction on D = ``n_features`` (:func:`fsbench.config_files.fraction_size`)."""
+        """S of one fraction on D = ``n_features`` (:func:`fsbench.config.files.fraction_size`)."""
         return fraction_size(fraction, n_features)
 
 

@@ -8,14 +8,15 @@ machines); this module is the other reading, run with the full protocol:
    training points only (labels 0 = a, 1 = b), giving the pair its own ranking;
 2. for every S, pair (a, b)'s machine is trained on its own top-S features and the machines are
    combined by the protocol's pairwise classifier
-   (:func:`fsbench.classifiers.fit_predict_per_pair`: Platt + Hastie–Tibshirani for ``svm_coupling``,
-   voting for ``svm``).
+   (:func:`fsbench.evaluation.classifiers.fit_predict_per_pair`: Platt + Hastie–Tibshirani for
+   ``svm_coupling``, voting for ``svm``).
 
 Each pair's machine resolves the kernel's width rule (e.g. ``gamma: median``) on its own training points
 and columns — there is no single column set to resolve it on once, as the global classifier does — so
 even the ``all`` baseline differs slightly from the global one under a width rule (with a numeric
 ``gamma`` it is the same machine). The selector of a pair is built for the pair's points
-(:func:`fsbench.protocol.build_selector`), so a user class gets the width rule resolved on them too.
+(:func:`fsbench.evaluation.protocol.build_selector`), so a user class gets the width rule resolved on them
+too.
 
 The selection CPU / wall time of a task is the sum over its pairs. The pairs' rankings are kept in the
 task file (``ranking.pair_orders``, keyed ``"a-b"`` by class index); ``rankings.csv`` has no single order
