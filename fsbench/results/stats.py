@@ -204,8 +204,9 @@ def welch_from_summary(m1: float, s1: float, n1: int, m2: float, s2: float, n2: 
 def loglog_slope(x: Iterable[float], y: Iterable[float]) -> float:
     """Least-squares slope of :math:`\\log y` on :math:`\\log x`: the exponent b of :math:`y \\propto x^b`.
 
-    Used for the fitted exponent of the CPU-time figures (:mod:`fsbench.plots.cpu`) and for the slopes
-    compared with a paper's CPU-time table (:mod:`fsbench.papers.cpu_shape`).
+    Used for the fitted exponent of the CPU-time figures (:mod:`fsbench.plots.cpu`), the slopes compared
+    with a paper's CPU-time table (:mod:`fsbench.papers.cpu_shape`) and the producer ``timing_vs_n``
+    (:mod:`fsbench.results.producers.timing`).
 
     Parameters
     ----------

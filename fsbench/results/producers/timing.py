@@ -18,6 +18,7 @@ import pandas as pd
 
 from fsbench.results.loading import read_results
 from fsbench.results.producers.registry import ProducerContext, register, run_dir
+from fsbench.results.stats import loglog_slope
 from fsbench.results.table_files import has_table
 from fsbench.results.tables import md_table, save_figure
 
@@ -40,11 +41,8 @@ def slopes(df: pd.DataFrame, n_min: int) -> pd.DataFrame:
     out = []
     for learner, d in med.groupby("learner", sort=False):
         d = d[(d["n_train"] >= n_min) & (d["fit_cpu_s"] > 0)]
-        if len(d) >= 2:
-            b = float(np.polyfit(np.log(d["n_train"]), np.log(d["fit_cpu_s"]), 1)[0])
-        else:
-            b = float("nan")
-        out.append({"learner": learner, "slope": b, "n_points": len(d)})
+        slope = loglog_slope(d["n_train"], d["fit_cpu_s"])
+        out.append({"learner": learner, "slope": slope, "n_points": len(d)})
     return pd.DataFrame(out)
 
 
