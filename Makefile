@@ -37,10 +37,9 @@ demo: install
 	$(BIN)/fsbench plot results/demo/fig1b_weston_nonlinear
 	@echo "figures: results/demo/fig1b_weston_nonlinear/plots/"
 
-# -n 2 (pytest-xdist): the suite on both cores; each test is independent (tmp dirs, its own processes).
-# --dist worksteal with the long tests' files first (tests/conftest.py): the short ones even out the end.
+# -n 2 (pytest-xdist): the suite on both cores; each test is independent (tmp dirs, its own processes)
 test: install
-	$(BIN)/python -m pytest -q -n 2 --dist worksteal
+	$(BIN)/python -m pytest -q -n 2
 
 test-fast: install
 	$(BIN)/python -m pytest -q -n 2 -m "not slow"

@@ -43,38 +43,6 @@ def pytest_configure(config: pytest.Config) -> None:
         threadpool_limits(max(1, (os.cpu_count() or 1) // int(workers)))
 
 
-#: Tests that take 15 s or more without the ``slow`` mark (measured with ``--durations``); their files, and
-#: the files holding a ``slow`` test, are scheduled first (see :func:`pytest_collection_modifyitems`).
-LONG = frozenset(
-    {
-        "test_the_report_has_every_section",
-        "test_any_collection_gets_the_same_page_with_cross_dataset",
-        "test_each_track_has_its_own_sections",
-        "test_takes_figures_and_report_from_tiny_runs",
-        "test_build_twice_gives_the_same_bytes_without_dates_or_versions",
-        "test_check_finds_differing_missing_and_stale_files",
-        "test_build_check_fails_on_an_edited_number_and_build_writes_it_back",
-        "test_seeds_depend_only_on_config_seed_and_names",
-        "test_changed_user_selector_after_a_finished_run_is_refused_not_reused",
-        "test_runnable_config_validates_where_its_data_exist",
-        "test_user_selector_beside_paul2015_selectors_gets_the_categorical_mask",
-    }
-)
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Files with a long test first, in their own order (a stable sort, so module fixtures are set up
-    once per worker): ``make test`` runs with ``--dist worksteal``, where an idle worker takes tests from
-    the tail of the other's queue, so the short tests at the end even out the two workers instead of one
-    long test running alone at the end."""
-    first = {
-        it.nodeid.split("::")[0]
-        for it in items
-        if it.get_closest_marker("slow") is not None or getattr(it, "originalname", it.name) in LONG
-    }
-    items.sort(key=lambda it: it.nodeid.split("::")[0] not in first)
-
-
 TESTS_DIR = Path(__file__).resolve().parent
 REPO = TESTS_DIR.parent
 _MIRROR_FALLBACK = Path(__file__).resolve().parents[2] / "shared" / "datasets"
